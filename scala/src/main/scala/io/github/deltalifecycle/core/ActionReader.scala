@@ -1,0 +1,60 @@
+package io.github.deltalifecycle.core
+
+import java.io.{BufferedReader, InputStreamReader}
+import java.nio.charset.StandardCharsets
+
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.JsonNode
+import org.apache.hadoop.fs.{FileStatus, FileSystem}
+import org.apache.spark.sql.delta.actions.{Action, SingleAction}
+import org.apache.spark.sql.delta.util.JsonUtils
+
+/**
+ * Reads the newline-delimited JSON files of the log (commits, compactions, V2 checkpoint
+ * manifests) into delta-spark's own action classes, with delta-spark's Jackson mapper.
+ */
+object ActionReader {
+
+  /** All actions of a JSON log file, in file order. Unknown action types are skipped. */
+  def readJson(fs: FileSystem, file: FileStatus): Vector[Action] =
+    readJsonLines(fs, file) { (line, _) => Option(JsonUtils.mapper.readValue(line, classOf[SingleAction]).unwrap) }
+
+  /**
+   * Only the actions whose top-level key is in `keys`; other lines are parsed to a tree
+   * but never bound to action classes, which keeps history scans cheap on large commits.
+   */
+  def readJsonSelected(fs: FileSystem, file: FileStatus, keys: Set[String]): Vector[Action] =
+    readJsonLines(fs, file) { (line, _) =>
+      val node = JsonUtils.mapper.readTree(line)
+      val names = node.fieldNames()
+      if (names.hasNext && keys.contains(names.next())) Option(toAction(node)) else None
+    }
+
+  /** Binds a JSON tree (from a commit line or a Parquet row) to a delta-spark action. */
+  def toAction(node: JsonNode): Action =
+    JsonUtils.mapper.treeToValue(node, classOf[SingleAction]).unwrap
+
+  private def readJsonLines(fs: FileSystem, file: FileStatus)(
+      parse: (String, Int) => Option[Action]): Vector[Action] = {
+    val out = Vector.newBuilder[Action]
+    val reader = new BufferedReader(new InputStreamReader(fs.open(file.getPath), StandardCharsets.UTF_8))
+    try {
+      var lineNo = 0
+      var line = reader.readLine()
+      while (line != null) {
+        lineNo += 1
+        if (!line.isBlank) {
+          try parse(line, lineNo).foreach(out += _)
+          catch {
+            case NonFatal(e) =>
+              throw LifecycleErrors.corruptLog(file.getPath.toString,
+                s"line $lineNo is not a valid Delta action (${e.getMessage.takeWhile(_ != '\n')})", Some(e))
+          }
+        }
+        line = reader.readLine()
+      }
+    } finally reader.close()
+    out.result()
+  }
+}

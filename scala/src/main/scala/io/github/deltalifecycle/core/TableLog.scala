@@ -1,0 +1,149 @@
+package io.github.deltalifecycle.core
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{ChecksumFileSystem, FileSystem, Path}
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.delta.actions.{Action, Protocol, SidecarFile}
+
+/**
+ * The Delta log of one table, read by this project's own core: listing, snapshot
+ * reconstruction at any retained version (compaction-aware), and the checkpoint readers.
+ * It never asks delta-spark to build a snapshot, so it also reads tables whose protocol
+ * delta-spark refuses (for example ones that name features it does not know).
+ */
+final class TableLog private (val tablePath: Path, val hadoopConf: Configuration) extends Logging {
+  val fs: FileSystem = tablePath.getFileSystem(hadoopConf)
+  /**
+   * Reads bypass Hadoop's client-side `.crc` sidecar checks (local file systems): log files
+   * copied or edited by other tools often carry stale sidecars, and delta-spark does not
+   * trust them either. Delta's own checksums (`<v>.crc`) are a different thing.
+   */
+  val readFs: FileSystem = fs match {
+    case c: ChecksumFileSystem => c.getRawFileSystem
+    case other => other
+  }
+  val logPath: Path = LogFiles.logPath(tablePath)
+
+  def listing(): LogListing = LogListing.list(fs, tablePath)
+
+  def latestSnapshot(): LogSnapshot = {
+    val l = listing()
+    snapshotAt(l.latestVersion, l)
+  }
+
+  def snapshotAt(version: Long): LogSnapshot = snapshotAt(version, listing())
+
+  def snapshotAt(version: Long, listing: LogListing): LogSnapshot =
+    build(listing, version, excluded = Set.empty)
+
+  private def build(listing: LogListing, version: Long, excluded: Set[LogCheckpoint]): LogSnapshot = {
+    val segment = LogSegment.plan(listing, version, excluded)
+    val replay = new StateReconciler(fs, tablePath)
+    for (checkpoint <- segment.checkpoint) {
+      try replay.applyAll(readCheckpoint(checkpoint, ParquetActionReader.AllActionColumns))
+      catch {
+        case NonFatal(e) =>
+          val fallback = excluded + checkpoint
+          if (scala.util.Try(LogSegment.plan(listing, version, fallback)).isFailure) {
+            throw LifecycleErrors.unreadableCheckpoint(checkpoint.description, e)
+          }
+          logWarning(s"Checkpoint ${checkpoint.description} is unreadable (${e.getMessage}); " +
+            "rebuilding from an older checkpoint or the commits")
+          return build(listing, version, fallback)
+      }
+    }
+    val stepActions = OrderedPrefetch.map(segment.steps.iterator) {
+      case Right(commit) => ActionReader.readJson(readFs, commit.status)
+      case Left(compaction) => readCompactionOrCommits(compaction, segment)
+    }
+    stepActions.foreach(replay.applyAll)
+
+    val protocol = replay.currentProtocol.getOrElse(
+      throw LifecycleErrors.invalidProtocol(version, "no protocol action is found in the log up to this version"))
+    ProtocolChecks.validate(protocol, version)
+    val metadata = replay.currentMetadata.getOrElse(
+      throw LifecycleErrors.corruptLog(logPath.toString, s"no metaData action is found in the log up to version $version"))
+    LogSnapshot(tablePath, version, protocol, metadata, replay.activeFiles, replay.tombstoneFiles,
+      replay.setTransactions, replay.domainMetadata, segment)
+  }
+
+  /**
+   * A compaction file stands in for its commits only if it reads cleanly and is not empty;
+   * otherwise (zero bytes, a truncated or corrupt line) the commits are replayed instead.
+   */
+  private def readCompactionOrCommits(compaction: CompactionFile, segment: LogSegment): Vector[Action] = {
+    val fromCompaction =
+      if (compaction.status.getLen == 0) None
+      else scala.util.Try(ActionReader.readJson(readFs, compaction.status)).toOption.filter(_.nonEmpty)
+    fromCompaction.getOrElse {
+      logWarning(s"Compaction ${compaction.name} is empty or unreadable; replaying its commits instead")
+      segment.commits.filter(c => compaction.covers(c.version)).flatMap(c => ActionReader.readJson(readFs, c.status))
+    }
+  }
+
+  /**
+   * All actions of a checkpoint limited to `columns`: every part of a multi-part checkpoint,
+   * the manifest of a V2 checkpoint (JSON or Parquet) and the sidecars it names.
+   */
+  def readCheckpoint(checkpoint: LogCheckpoint, columns: Set[String]): Iterator[Action] = {
+    val topLevel = checkpoint.files.iterator.flatMap { part =>
+      if (part.name.endsWith(".json")) {
+        ActionReader.readJson(readFs, part.status).iterator.filter(a => columns.contains(actionColumn(a)))
+      } else {
+        ParquetActionReader.read(readFs, part.status, columns + "sidecar")
+      }
+    }
+    val wantsFiles = columns.contains("add") || columns.contains("remove")
+    topLevel.flatMap {
+      case s: SidecarFile =>
+        if (wantsFiles) ParquetActionReader.read(readFs, fs.getFileStatus(sidecarPath(s)), columns)
+        else Iterator.empty
+      case other => Iterator.single(other)
+    }
+  }
+
+  private def sidecarPath(sidecar: SidecarFile): Path = {
+    val p = new Path(new java.net.URI(sidecar.path))
+    if (p.isAbsolute) p else new Path(new Path(logPath, LogFiles.SidecarDirName), p)
+  }
+
+  private def actionColumn(action: Action): String = action.wrap match {
+    case s if s.add != null => "add"
+    case s if s.remove != null => "remove"
+    case s if s.metaData != null => "metaData"
+    case s if s.protocol != null => "protocol"
+    case s if s.txn != null => "txn"
+    case s if s.domainMetadata != null => "domainMetadata"
+    case s if s.checkpointMetadata != null => "checkpointMetadata"
+    case s if s.sidecar != null => "sidecar"
+    case _ => "other"
+  }
+}
+
+object TableLog {
+  def forPath(hadoopConf: Configuration, path: Path): TableLog = {
+    val fs = path.getFileSystem(hadoopConf)
+    new TableLog(fs.makeQualified(path), hadoopConf)
+  }
+
+  def forPath(hadoopConf: Configuration, path: String): TableLog = forPath(hadoopConf, new Path(path))
+}
+
+/** Validity rules of the protocol action itself (not of the features it names). */
+object ProtocolChecks {
+  val MaxReaderVersion = 3
+  val MaxWriterVersion = 7
+
+  def validate(p: Protocol, version: Long): Unit = {
+    if (p.minReaderVersion < 1 || p.minReaderVersion > MaxReaderVersion) {
+      throw LifecycleErrors.invalidProtocol(version,
+        s"minReaderVersion ${p.minReaderVersion} is outside 1..$MaxReaderVersion")
+    }
+    if (p.minWriterVersion < 1 || p.minWriterVersion > MaxWriterVersion) {
+      throw LifecycleErrors.invalidProtocol(version,
+        s"minWriterVersion ${p.minWriterVersion} is outside 1..$MaxWriterVersion")
+    }
+  }
+}

@@ -1,0 +1,16 @@
+package io.github.deltalifecycle.sql.analysis
+
+import io.github.deltalifecycle.sql.LifecycleTableRef
+import io.github.deltalifecycle.sql.commands.DescribeProtocolHistoryCommand
+import io.github.deltalifecycle.sql.plans.DescribeProtocolHistory
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+
+/** Resolves the table of each parsed statement and replaces the statement with its command. */
+case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperators {
+    case DescribeProtocolHistory(table) =>
+      DescribeProtocolHistoryCommand(LifecycleTableRef.resolve(spark, table))
+  }
+}

@@ -1,0 +1,33 @@
+package io.github.deltalifecycle.sql.commands
+
+import java.sql.Timestamp
+
+import io.github.deltalifecycle.core.{ProtocolHistory, TableLog}
+import io.github.deltalifecycle.sql.LifecycleTableRef
+import io.github.deltalifecycle.sql.plans.DescribeProtocolHistory
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+
+/** Lists the protocol in force at every retained version of a table. */
+case class DescribeProtocolHistoryCommand(table: LifecycleTableRef) extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = DescribeProtocolHistory.outputAttributes
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val log = TableLog.forPath(table.hadoopConf(spark), table.path)
+    ProtocolHistory.scan(log).map { v =>
+      Row(
+        v.version,
+        v.timestampMillis.map(new Timestamp(_)).orNull,
+        v.operation.orNull,
+        v.protocol.minReaderVersion,
+        v.protocol.minWriterVersion,
+        v.protocol.readerFeatures.map(_.toSeq.sorted).orNull,
+        v.protocol.writerFeatures.map(_.toSeq.sorted).orNull,
+        if (v.checkpointKinds.isEmpty) null else v.checkpointKinds.map(_.name).mkString(","),
+        v.compactions,
+        v.requireCheckpointProtectionBeforeVersion.map(Long.box).orNull)
+    }.toVector
+  }
+}
