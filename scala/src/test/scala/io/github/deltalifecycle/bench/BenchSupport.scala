@@ -11,6 +11,7 @@ object BenchSupport {
     .appName(name)
     .config("spark.ui.enabled", "false")
     .config("spark.sql.shuffle.partitions", "2")
+    .config("spark.databricks.delta.snapshotPartitions", "2")
     .config("spark.sql.extensions",
       "io.delta.sql.DeltaSparkSessionExtension,io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension")
     .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")

@@ -6,7 +6,9 @@ import java.nio.file.{Files, StandardCopyOption}
 import io.github.deltalifecycle.core.TableLog
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.{DeltaLog, DeltaOperations}
-import org.apache.spark.sql.delta.actions.AddFile
+import org.apache.spark.sql.delta.actions.{AddFile, CommitInfo}
+import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.delta.util.FileNames
 
 import BenchSupport._
 
@@ -68,9 +70,13 @@ object FoundationBenchmark {
   }
 
   /**
-   * A real table: one data file written by Spark, then `commits - 1` commits made through
-   * delta-spark's own transactions, each adding a copy of that file; delta-spark writes the
-   * checkpoints (interval 100) and checksums itself.
+   * The table: the first commit is a Spark write; the next ones, up to the last but one,
+   * are serialized with delta-spark's own action classes (`commitInfo` + one `add` of a copy
+   * of the first data file) and written with delta-spark's LogStore, because a full
+   * transaction per commit costs about half a second here and 10,000 of them would not fit
+   * a working session. delta-spark then writes every checkpoint (interval 100) from its
+   * own snapshots, and the last commit is a real delta-spark transaction, which also
+   * writes the version checksum that DeltaLog.update() reads.
    */
   private def build(spark: SparkSession, table: File, commits: Int): Unit = {
     progress(s"building $table with $commits commits")
@@ -79,12 +85,30 @@ object FoundationBenchmark {
     val deltaLog = DeltaLog.forTable(spark, table.getPath)
     val template = deltaLog.update().allFiles.collect().head
     val source = new File(table, template.path)
-    for (i <- 1 until commits) {
+    val logStore = LogStore(spark)
+    val hadoopConf = spark.sessionState.newHadoopConf()
+    def addCopy(i: Int): AddFile = {
       val name = f"part-copy-$i%06d.parquet"
       Files.copy(source.toPath, new File(table, name).toPath, StandardCopyOption.REPLACE_EXISTING)
-      val add: AddFile = template.copy(path = name, modificationTime = System.currentTimeMillis())
-      deltaLog.startTransaction().commit(Seq(add), DeltaOperations.ManualUpdate)
-      if (i % 500 == 0) progress(s"committed $i / ${commits - 1}")
+      template.copy(path = name, modificationTime = System.currentTimeMillis())
     }
+    for (i <- 1 until commits - 1) {
+      val commitInfo = CommitInfo(
+        time = System.currentTimeMillis(), operation = "WRITE", inCommitTimestamp = None,
+        operationParameters = Map("mode" -> "Append", "partitionBy" -> "[]"),
+        commandContext = Map.empty[String, String], readVersion = Some(i - 1L),
+        isolationLevel = Some("Serializable"), isBlindAppend = Some(true), operationMetrics = None,
+        userMetadata = None, tags = None, txnId = None, lastManifestCommit = None)
+      logStore.write(FileNames.unsafeDeltaFile(deltaLog.logPath, i),
+        Iterator(commitInfo.json, addCopy(i).json), overwrite = false, hadoopConf)
+      if (i % 1000 == 0) progress(s"wrote commit $i / ${commits - 1}")
+    }
+    for (v <- 100 until commits - 1 by 100) {
+      deltaLog.checkpoint(deltaLog.getSnapshotAt(v))
+      if (v % 1000 == 0) progress(s"checkpointed version $v")
+    }
+    deltaLog.update()
+    deltaLog.startTransaction().commit(Seq(addCopy(commits - 1)), DeltaOperations.ManualUpdate)
+    progress(s"table ready at version ${deltaLog.update().version}")
   }
 }
