@@ -90,12 +90,12 @@ object FoundationBenchmark {
     def addCopy(i: Int): AddFile = {
       val name = f"part-copy-$i%06d.parquet"
       Files.copy(source.toPath, new File(table, name).toPath, StandardCopyOption.REPLACE_EXISTING)
-      template.copy(path = name, modificationTime = System.currentTimeMillis())
+      template.copy(path = name, modificationTime = System.currentTimeMillis(), dataChange = true)
     }
     for (i <- 1 until commits - 1) {
       val commitInfo = CommitInfo(
         time = System.currentTimeMillis(), operation = "WRITE", inCommitTimestamp = None,
-        operationParameters = Map("mode" -> "Append", "partitionBy" -> "[]"),
+        operationParameters = Map("mode" -> "\"Append\"", "partitionBy" -> "[]"), // values are raw JSON
         commandContext = Map.empty[String, String], readVersion = Some(i - 1L),
         isolationLevel = Some("Serializable"), isBlindAppend = Some(true), operationMetrics = None,
         userMetadata = None, tags = None, txnId = None, lastManifestCommit = None)

@@ -9,9 +9,10 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * For every table that delta-spark and delta-rs wrote under ../shared/testdata, the log
- * core must agree with delta-spark's own DeltaLog on protocol, metadata and the set of
- * active files, at the latest version and at every version both can reconstruct; where
- * delta-spark refuses a table, the core must refuse it with a typed error too.
+ * core must agree with delta-spark's own DeltaLog on protocol, metadata, the set of
+ * active files, set-transactions and domain metadata, at the latest version and at every
+ * version both can reconstruct; where delta-spark refuses a table, the core must refuse it
+ * with a typed error too.
  */
 class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
 
@@ -82,6 +83,10 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
       assert(protocolView(actual.protocol) === protocolView(expected.protocol))
       assert(metadataView(actual.metadata) === metadataView(expected.metadata))
       assert(view(reconciler, actual.activeFiles) === view(reconciler, expected.allFiles.collect().toSeq))
+      assert(actual.setTransactions.view.mapValues(_.version).toMap ===
+        expected.setTransactions.map(t => t.appId -> t.version).toMap)
+      assert(actual.domainMetadata.view.mapValues(_.configuration).toMap ===
+        expected.domainMetadata.map(d => d.domain -> d.configuration).toMap)
     }
   }
 }
