@@ -95,7 +95,7 @@ object FoundationBenchmark {
     for (i <- 1 until commits - 1) {
       val commitInfo = CommitInfo(
         time = System.currentTimeMillis(), operation = "WRITE", inCommitTimestamp = None,
-        operationParameters = Map("mode" -> "\"Append\"", "partitionBy" -> "[]"), // values are raw JSON
+        operationParameters = Map("mode" -> "\"Append\"", "partitionBy" -> "\"[]\""), // values are raw JSON
         commandContext = Map.empty[String, String], readVersion = Some(i - 1L),
         isolationLevel = Some("Serializable"), isBlindAppend = Some(true), operationMetrics = None,
         userMetadata = None, tags = None, txnId = None, lastManifestCommit = None)

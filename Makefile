@@ -1,0 +1,66 @@
+# Builds the jar, installs the Python package around it, runs every test.
+#
+#   make jar        build the jar with build/sbt, publish it to ~/.m2, bundle it into python/
+#   make venv       create .venv (if absent) and install the package with its test extras
+#   make install    jar + venv
+#   make typecheck  mypy --strict on python/delta_lifecycle
+#   make test       install, then the Scala tests, then the Python tests
+#   make demo       install, then python/examples/demo.py
+#
+# Needs only Java 17, Python 3.10+ (with venv), curl and make: build/sbt fetches sbt.
+
+SHELL := /bin/bash
+
+# versions.properties is the one place versions are pinned; derive the jar's name from it.
+prop = $(shell sed -n 's/^$(1)=//p' versions.properties)
+PROJECT_VERSION := $(call prop,project)
+SPARK_VERSION := $(call prop,spark)
+SCALA_VERSION := $(call prop,scala)
+SPARK_LINE := $(shell echo '$(SPARK_VERSION)' | cut -d. -f1-2)
+SCALA_BINARY := $(shell echo '$(SCALA_VERSION)' | cut -d. -f1-2)
+
+JAR_NAME := delta-lifecycle_$(SPARK_LINE)_$(SCALA_BINARY)-$(PROJECT_VERSION).jar
+BUILT_JAR := scala/target/scala-$(SCALA_BINARY)/$(JAR_NAME)
+BUNDLED_JAR_DIR := python/delta_lifecycle/jars
+
+PYTHON ?= python3
+VENV := .venv
+VENV_PY := $(VENV)/bin/python
+
+SBT := build/sbt
+
+.PHONY: jar venv install typecheck test pytest demo clean-jar
+
+jar:
+	$(SBT) lifecycle/package lifecycle/publishM2
+	@test -f '$(BUILT_JAR)' || { echo "make jar: sbt did not produce $(BUILT_JAR)" >&2; exit 1; }
+	mkdir -p $(BUNDLED_JAR_DIR)
+	rm -f $(BUNDLED_JAR_DIR)/*.jar
+	cp '$(BUILT_JAR)' $(BUNDLED_JAR_DIR)/
+
+# An editable install reads the jar from python/delta_lifecycle/jars/, so a later
+# `make jar` is picked up without reinstalling.
+venv:
+	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install --quiet --upgrade pip
+	$(VENV_PY) -m pip install --quiet -e '.[test]'
+
+install: jar
+	$(MAKE) venv
+
+typecheck: venv
+	$(VENV)/bin/mypy --strict python/delta_lifecycle
+
+test: install
+	$(SBT) lifecycle/test
+	$(VENV)/bin/pytest tests -q
+
+# The Python tests alone, against the jar already built (no sbt run).
+pytest:
+	$(VENV)/bin/pytest tests -q
+
+demo: install
+	$(VENV_PY) python/examples/demo.py
+
+clean-jar:
+	rm -f $(BUNDLED_JAR_DIR)/*.jar

@@ -1,0 +1,39 @@
+"""delta-lifecycle: lifecycle operations for Delta Lake tables, as a Spark SQL extension.
+
+The JVM extension does the work; this package bundles its jar, configures sessions for it
+and wraps its SQL statements in typed Python calls::
+
+    from pyspark.sql import SparkSession
+    from delta_lifecycle import configure_spark, LifecycleTable
+
+    spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
+    history = LifecycleTable.for_path(spark, "/data/events").protocol_history()
+
+Errors raised by the extension are :mod:`delta_lifecycle.errors` exceptions.
+"""
+
+from __future__ import annotations
+
+from delta_lifecycle import errors
+from delta_lifecycle._version import __version__
+from delta_lifecycle.config import (
+    configure_spark,
+    jar_path,
+    maven_coordinate,
+    spark_configuration,
+)
+from delta_lifecycle.errors import DeltaLifecycleError
+from delta_lifecycle.results import ProtocolVersion
+from delta_lifecycle.tables import LifecycleTable
+
+__all__ = [
+    "DeltaLifecycleError",
+    "LifecycleTable",
+    "ProtocolVersion",
+    "__version__",
+    "configure_spark",
+    "errors",
+    "jar_path",
+    "maven_coordinate",
+    "spark_configuration",
+]

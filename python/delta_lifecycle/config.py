@@ -1,0 +1,187 @@
+"""Session configuration: the bundled jar, delta-spark, both extensions, Delta's catalog."""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from pyspark.sql import SparkSession
+
+from delta_lifecycle._version import ARTIFACT_ID, MAVEN_GROUP, __version__
+
+__all__ = [
+    "DELTA_CATALOG",
+    "DELTA_EXTENSION",
+    "LIFECYCLE_EXTENSION",
+    "configure_spark",
+    "delta_maven_coordinate",
+    "jar_path",
+    "maven_coordinate",
+    "spark_configuration",
+]
+
+#: Delta's own session extension; it must come before :data:`LIFECYCLE_EXTENSION`.
+DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
+
+#: This project's session extension. Its parser wraps the one it is given, so it must be
+#: listed after Delta's to see its statements first and hand every other one to Delta.
+LIFECYCLE_EXTENSION = "io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension"
+
+#: Delta's catalog, installed as ``spark_catalog``.
+DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+
+_JAR_NAME = f"{ARTIFACT_ID}-{__version__}.jar"
+
+
+def jar_path() -> str:
+    """Return the absolute path of the delta-lifecycle jar bundled with this package.
+
+    Raises ``FileNotFoundError`` when the package was installed without the jar (for
+    example from a checkout where ``make jar`` has not run yet).
+
+    >>> jar_path()  # doctest: +SKIP
+    '/.../site-packages/delta_lifecycle/jars/delta-lifecycle_4.2_2.13-0.1.0.jar'
+    """
+    jar = Path(__file__).resolve().parent / "jars" / _JAR_NAME
+    if not jar.is_file():
+        raise FileNotFoundError(
+            f"The delta-lifecycle jar is missing: {jar} does not exist. In a checkout of "
+            "the repository, run `make jar` (it builds the jar with build/sbt and copies it "
+            "into python/delta_lifecycle/jars/), then reinstall the package if it was not "
+            "installed in editable mode."
+        )
+    return str(jar)
+
+
+def maven_coordinate() -> str:
+    """Return the Maven coordinate of the jar this package bundles.
+
+    Use it with ``spark-submit --packages`` (or ``spark.jars.packages``) where the jar is
+    published, instead of shipping the bundled file.
+
+    >>> maven_coordinate()
+    'io.github.deltalifecycle:delta-lifecycle_4.2_2.13:0.1.0'
+    """
+    return f"{MAVEN_GROUP}:{ARTIFACT_ID}:{__version__}"
+
+
+def delta_maven_coordinate() -> str:
+    """Return the delta-spark Maven coordinate matching the installed pyspark and delta-spark.
+
+    Computed the way delta-spark's ``configure_spark_with_delta_pip`` does: the artifact
+    name carries pyspark's ``major.minor`` line, the version is the installed delta-spark's.
+
+    >>> delta_maven_coordinate()
+    'io.delta:delta-spark_4.2_2.13:4.4.0'
+    """
+    import pyspark
+
+    try:
+        delta_version = metadata.version("delta-spark")
+    except metadata.PackageNotFoundError as e:
+        raise RuntimeError(
+            "delta-spark is not installed; install this package's dependencies "
+            "(pip install delta-lifecycle) so the matching delta-spark version is known."
+        ) from e
+    spark_line = ".".join(pyspark.__version__.split(".")[:2])
+    return f"io.delta:delta-spark_{spark_line}_2.13:{delta_version}"
+
+
+def _split(value: object) -> List[str]:
+    return [part.strip() for part in str(value).split(",") if part.strip()] if value else []
+
+
+def _append_unique(existing: List[str], additions: Sequence[str]) -> List[str]:
+    merged = list(existing)
+    for item in additions:
+        if item not in merged:
+            merged.append(item)
+    return merged
+
+
+def spark_configuration(
+    existing: Optional[Mapping[str, Any]] = None, extra_packages: Sequence[str] = ()
+) -> Dict[str, str]:
+    """Return the Spark settings delta-lifecycle needs, merged into ``existing``.
+
+    The result holds only the four settings this function manages (``spark.jars``,
+    ``spark.jars.packages``, ``spark.sql.extensions``, ``spark.sql.catalog.spark_catalog``);
+    see :func:`configure_spark` for how each is merged. Use it where there is no builder
+    to configure, e.g. to pass ``--conf`` options to ``spark-submit`` or to a Spark Connect
+    server::
+
+        args = []
+        for key, value in spark_configuration().items():
+            args += ["--conf", f"{key}={value}"]
+
+    :param existing: settings already in place (any mapping of setting name to value).
+    :param extra_packages: more Maven coordinates for ``spark.jars.packages``.
+    :return: the merged values of the managed settings.
+    """
+    existing = existing or {}
+    jars = _append_unique(_split(existing.get("spark.jars")), [jar_path()])
+
+    packages = _split(existing.get("spark.jars.packages"))
+    # A delta-spark the caller pinned explicitly wins over the one derived from pip.
+    if not any(p.startswith("io.delta:delta-spark_") for p in packages):
+        packages.append(delta_maven_coordinate())
+    packages = _append_unique(packages, extra_packages)
+
+    others = [
+        e for e in _split(existing.get("spark.sql.extensions")) if e != LIFECYCLE_EXTENSION
+    ]
+    extensions = _append_unique(others, [DELTA_EXTENSION, LIFECYCLE_EXTENSION])
+
+    catalog = existing.get("spark.sql.catalog.spark_catalog") or DELTA_CATALOG
+    return {
+        "spark.jars": ",".join(jars),
+        "spark.jars.packages": ",".join(packages),
+        "spark.sql.extensions": ",".join(extensions),
+        "spark.sql.catalog.spark_catalog": str(catalog),
+    }
+
+
+def configure_spark(
+    builder: SparkSession.Builder, extra_packages: Sequence[str] = ()
+) -> SparkSession.Builder:
+    """Configure a ``SparkSession`` builder for delta-lifecycle and return it.
+
+    The builder gets:
+
+    * the bundled jar appended to ``spark.jars``;
+    * delta-spark's Maven coordinate (see :func:`delta_maven_coordinate`; skipped when
+      ``spark.jars.packages`` already names a delta-spark artifact) and
+      ``extra_packages`` appended to ``spark.jars.packages``;
+    * ``spark.sql.extensions`` with Delta's extension and then this project's extension
+      last, keeping any other extension already set in its place;
+    * Delta's catalog as ``spark_catalog``, unless the builder already names one.
+
+    Values already on the builder are kept, so this can be combined with other
+    configuration, before or after. Like delta-spark's ``configure_spark_with_delta_pip``,
+    it is meant for sessions started from Python (``python app.py``, notebooks, tests,
+    ``SparkSession.builder.remote("local")``); with ``spark-submit``, pass ``--packages``
+    and ``--conf`` instead (see :func:`maven_coordinate` and :func:`spark_configuration`).
+
+    Example
+    -------
+    >>> from pyspark.sql import SparkSession
+    >>> from delta_lifecycle import configure_spark
+    >>> builder = SparkSession.builder.master("local[2]").appName("lifecycle")
+    >>> spark = configure_spark(builder).getOrCreate()
+    >>> spark.sql("DESCRIBE PROTOCOL HISTORY delta.`/data/events`").show()
+
+    :param builder: the builder to configure; it is changed in place and returned.
+    :param extra_packages: more Maven coordinates for ``spark.jars.packages``.
+    :return: ``builder``.
+    """
+    if not isinstance(builder, SparkSession.Builder):
+        raise TypeError(
+            "configure_spark expects a SparkSession.Builder (e.g. SparkSession.builder), "
+            f"got {type(builder).__name__}"
+        )
+    # Builder has no public getter; _options is where builder.config() stores values, and
+    # reading it is the only way to append to what the caller has already set.
+    for key, value in spark_configuration(builder._options, extra_packages).items():
+        builder.config(key, value)
+    return builder

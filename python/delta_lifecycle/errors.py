@@ -1,0 +1,207 @@
+"""Typed exceptions for the errors the delta-lifecycle JVM extension raises.
+
+The JVM side raises ``org.apache.spark.sql.AnalysisException`` subclasses whose error
+condition starts with ``DELTA_LIFECYCLE_``. PySpark surfaces them as
+``pyspark.errors.AnalysisException`` (classic sessions) or
+``pyspark.errors.exceptions.connect.AnalysisException`` (Spark Connect); both expose
+``getCondition()``. :func:`translate_errors` turns them into the classes below, keeping the
+original PySpark exception as ``__cause__``. Every other exception passes through unchanged,
+so Spark's own errors (a ``ParseException`` for a malformed statement, for example) keep
+their PySpark types.
+
+Example
+-------
+>>> from delta_lifecycle import LifecycleTable
+>>> from delta_lifecycle.errors import NotADeltaTableError
+>>> try:
+...     LifecycleTable.for_path(spark, "/tmp/not-a-table").protocol_history()
+... except NotADeltaTableError as e:
+...     print(e.condition)
+DELTA_LIFECYCLE_NOT_A_DELTA_TABLE
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import ClassVar, Dict, Iterator, Optional, Type
+
+from pyspark.errors import PySparkException
+
+__all__ = [
+    "CONDITION_PREFIX",
+    "DeltaLifecycleError",
+    "NotADeltaTableError",
+    "TableNotFoundError",
+    "NotDeltaProviderError",
+    "VersionNotFoundError",
+    "NonContiguousVersionsError",
+    "UnreadableCheckpointError",
+    "InvalidProtocolError",
+    "CorruptLogError",
+    "convert_exception",
+    "translate_errors",
+]
+
+#: Every error condition raised by the JVM extension starts with this prefix.
+CONDITION_PREFIX = "DELTA_LIFECYCLE_"
+
+
+class DeltaLifecycleError(Exception):
+    """Base class of every error raised by delta-lifecycle.
+
+    Attributes
+    ----------
+    condition:
+        The JVM error condition, e.g. ``"DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"``.
+    message:
+        What went wrong and what to do about it, without the ``[CONDITION]`` prefix.
+
+    A condition that this version of the Python package does not know yet (a newer jar)
+    is raised as a plain :class:`DeltaLifecycleError` carrying that condition.
+    """
+
+    #: The condition a subclass stands for; the base class has none of its own.
+    CONDITION: ClassVar[str] = ""
+
+    condition: str
+    message: str
+
+    def __init__(self, message: str, condition: Optional[str] = None) -> None:
+        resolved = condition if condition is not None else self.CONDITION
+        if not resolved:
+            raise ValueError(f"{type(self).__name__} needs an error condition")
+        super().__init__(f"[{resolved}] {message}")
+        self.condition = resolved
+        self.message = message
+
+
+class NotADeltaTableError(DeltaLifecycleError):
+    """The path has no ``_delta_log`` directory, or the log holds no commits."""
+
+    CONDITION = "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"
+
+
+class TableNotFoundError(DeltaLifecycleError):
+    """The catalog has no table of that name."""
+
+    CONDITION = "DELTA_LIFECYCLE_TABLE_NOT_FOUND"
+
+
+class NotDeltaProviderError(DeltaLifecycleError):
+    """The catalog table exists but is not a Delta table (e.g. ``USING parquet``)."""
+
+    CONDITION = "DELTA_LIFECYCLE_NOT_DELTA_PROVIDER"
+
+
+class VersionNotFoundError(DeltaLifecycleError):
+    """The requested version is outside the versions the log can reconstruct."""
+
+    CONDITION = "DELTA_LIFECYCLE_VERSION_NOT_FOUND"
+
+
+class NonContiguousVersionsError(DeltaLifecycleError):
+    """Commit files are missing in the middle of the log."""
+
+    CONDITION = "DELTA_LIFECYCLE_NON_CONTIGUOUS_VERSIONS"
+
+
+class UnreadableCheckpointError(DeltaLifecycleError):
+    """A checkpoint cannot be read and nothing in the log can replace it."""
+
+    CONDITION = "DELTA_LIFECYCLE_UNREADABLE_CHECKPOINT"
+
+
+class InvalidProtocolError(DeltaLifecycleError):
+    """The log holds no protocol, or a protocol that breaks the Delta protocol's rules."""
+
+    CONDITION = "DELTA_LIFECYCLE_INVALID_PROTOCOL"
+
+
+class CorruptLogError(DeltaLifecycleError):
+    """A log file cannot be parsed."""
+
+    CONDITION = "DELTA_LIFECYCLE_CORRUPT_LOG"
+
+
+_BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
+    cls.CONDITION: cls
+    for cls in (
+        NotADeltaTableError,
+        TableNotFoundError,
+        NotDeltaProviderError,
+        VersionNotFoundError,
+        NonContiguousVersionsError,
+        UnreadableCheckpointError,
+        InvalidProtocolError,
+        CorruptLogError,
+    )
+}
+
+
+def _condition_of(error: PySparkException) -> Optional[str]:
+    # A classic session asks the JVM for the condition; if the gateway is already gone the
+    # original exception is more useful to the caller than a second failure.
+    try:
+        return error.getCondition()
+    except Exception:
+        return None
+
+
+def _message_of(error: PySparkException, condition: str) -> str:
+    # The JVM exception puts its text in the "message" parameter. Asking PySpark for the
+    # rendered message instead would not work in classic sessions: it looks the condition
+    # up in Spark's error-class registry, which does not know this project's conditions.
+    try:
+        parameters = error.getMessageParameters() or {}
+    except Exception:
+        parameters = {}
+    message = parameters.get("message")
+    if message:
+        return message
+    text = str(error).split("\n\nJVM stacktrace:", 1)[0].strip()
+    prefix = f"[{condition}]"
+    return text[len(prefix):].strip() if text.startswith(prefix) else text
+
+
+def convert_exception(error: BaseException) -> Optional[DeltaLifecycleError]:
+    """Return the typed error for a PySpark exception raised by delta-lifecycle.
+
+    Returns ``None`` when ``error`` is not a PySpark exception whose condition starts with
+    ``DELTA_LIFECYCLE_``; the caller should then re-raise the original exception.
+
+    >>> try:
+    ...     spark.sql("DESCRIBE PROTOCOL HISTORY nope.nothing").collect()
+    ... except Exception as e:
+    ...     typed = convert_exception(e)
+    >>> type(typed).__name__
+    'TableNotFoundError'
+    """
+    if not isinstance(error, PySparkException):
+        return None
+    condition = _condition_of(error)
+    if condition is None or not condition.startswith(CONDITION_PREFIX):
+        return None
+    cls = _BY_CONDITION.get(condition, DeltaLifecycleError)
+    return cls(_message_of(error, condition), condition=condition)
+
+
+@contextmanager
+def translate_errors() -> Iterator[None]:
+    """Re-raise delta-lifecycle's PySpark exceptions inside the block as typed errors.
+
+    The typed error is raised ``from`` the PySpark exception, so the JVM stack trace stays
+    reachable through ``__cause__``. Other exceptions are not touched.
+
+    >>> with translate_errors():
+    ...     spark.sql("DESCRIBE PROTOCOL HISTORY delta.`/no/such/path`").collect()
+    Traceback (most recent call last):
+    ...
+    delta_lifecycle.errors.NotADeltaTableError: [DELTA_LIFECYCLE_NOT_A_DELTA_TABLE] ...
+    """
+    try:
+        yield
+    except PySparkException as e:
+        typed = convert_exception(e)
+        if typed is None:
+            raise
+        raise typed from e

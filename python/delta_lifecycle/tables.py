@@ -1,0 +1,138 @@
+"""``LifecycleTable``: the Python entry point to delta-lifecycle's statements on one table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Union
+
+from delta_lifecycle.errors import translate_errors
+from delta_lifecycle.results import ProtocolVersion
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql import SparkSession as ClassicSparkSession
+    from pyspark.sql.connect.session import SparkSession as ConnectSparkSession
+
+    #: A classic session or a Spark Connect session; both run SQL text the same way.
+    AnySparkSession = Union[ClassicSparkSession, ConnectSparkSession]
+
+__all__ = ["LifecycleTable", "quote_path"]
+
+
+def quote_path(path: str) -> str:
+    """Return the SQL identifier of the Delta table at ``path``: ``delta.`<path>```.
+
+    Backticks inside the path are doubled, as Spark SQL's quoting rules require.
+
+    >>> quote_path("/data/events")
+    'delta.`/data/events`'
+    >>> quote_path("/data/odd`name")
+    'delta.`/data/odd``name`'
+    """
+    if not path:
+        raise ValueError("The table path is empty")
+    return "delta.`" + path.replace("`", "``") + "`"
+
+
+class LifecycleTable:
+    """One Delta table, by path or by catalog name, and the delta-lifecycle statements on it.
+
+    Every method runs this project's SQL statements through ``spark.sql`` and nothing else,
+    so a ``LifecycleTable`` works the same on a classic session and on a Spark Connect
+    session, as long as the session (or the Connect server) was configured with the
+    extension (see :func:`delta_lifecycle.configure_spark`). Errors raised by the extension
+    surface as :mod:`delta_lifecycle.errors` exceptions.
+
+    Example::
+
+        from delta_lifecycle import LifecycleTable
+
+        table = LifecycleTable.for_path(spark, "/data/events")
+        # or: table = LifecycleTable.for_name(spark, "sales.events")
+        for v in table.protocol_history():
+            print(v.version, v.min_reader_version, v.min_writer_version, v.writer_features)
+    """
+
+    def __init__(self, spark: "AnySparkSession", identifier: str) -> None:
+        """Use :meth:`for_path` or :meth:`for_name` instead.
+
+        :param spark: the session that runs the statements.
+        :param identifier: the table as it appears in SQL, already quoted where needed.
+        """
+        self._spark = spark
+        self._identifier = identifier
+
+    @classmethod
+    def for_path(cls, spark: "AnySparkSession", path: str) -> "LifecycleTable":
+        """Return the table stored at ``path`` (any Hadoop path: ``/dir``, ``file:/dir``,
+        ``s3a://bucket/dir``, ...).
+
+        Nothing is read until a method runs, so an invalid path fails there, with
+        :class:`~delta_lifecycle.errors.NotADeltaTableError`.
+
+        :param spark: a session configured with :func:`delta_lifecycle.configure_spark`,
+            classic or Spark Connect.
+        :param path: the table's root directory (the parent of ``_delta_log``).
+        :return: the table.
+
+        Example::
+
+            table = LifecycleTable.for_path(spark, "/data/events")
+        """
+        return cls(spark, quote_path(path))
+
+    @classmethod
+    def for_name(cls, spark: "AnySparkSession", name: str) -> "LifecycleTable":
+        """Return the catalog table called ``name``.
+
+        ``name`` is a SQL multipart identifier (``events``, ``sales.events``,
+        ``spark_catalog.sales.events``) and is used as written, so quote parts that need
+        it with backticks yourself (``sales.`odd-name```). Unknown tables fail when a method
+        runs, with :class:`~delta_lifecycle.errors.TableNotFoundError`; non-Delta tables with
+        :class:`~delta_lifecycle.errors.NotDeltaProviderError`.
+
+        :param spark: a session configured with :func:`delta_lifecycle.configure_spark`,
+            classic or Spark Connect.
+        :param name: the table's name in the session catalog.
+        :return: the table.
+
+        Example::
+
+            table = LifecycleTable.for_name(spark, "sales.events")
+        """
+        if not name.strip():
+            raise ValueError("The table name is empty")
+        return cls(spark, name.strip())
+
+    @property
+    def identifier(self) -> str:
+        """The table as it appears in the SQL statements, e.g. ``delta.`/data/events```."""
+        return self._identifier
+
+    def _sql(self, statement: str) -> "DataFrame":
+        return self._spark.sql(statement)
+
+    def protocol_history(self) -> List[ProtocolVersion]:
+        """Return the protocol in force at every retained version, oldest first.
+
+        Runs ``DESCRIBE PROTOCOL HISTORY <table>``. The history starts at version 0 when the
+        log still holds every commit, otherwise at the oldest checkpoint that the commits
+        after it continue without a gap.
+
+        :return: one :class:`~delta_lifecycle.results.ProtocolVersion` per version.
+        :raises delta_lifecycle.errors.DeltaLifecycleError: the table cannot be resolved or
+            its log cannot be read (see the subclasses in :mod:`delta_lifecycle.errors`).
+
+        Example::
+
+            history = LifecycleTable.for_path(spark, "/data/events").protocol_history()
+            upgrades = [v.version for prev, v in zip(history, history[1:])
+                        if (v.min_reader_version, v.min_writer_version, v.writer_features)
+                        != (prev.min_reader_version, prev.min_writer_version,
+                            prev.writer_features)]
+        """
+        with translate_errors():
+            rows = self._sql(f"DESCRIBE PROTOCOL HISTORY {self._identifier}").collect()
+        return [ProtocolVersion.from_row(row) for row in rows]
+
+    def __repr__(self) -> str:
+        return f"LifecycleTable({self._identifier})"

@@ -1,0 +1,68 @@
+"""Shared fixtures: one local SparkSession per test module, configured by configure_spark.
+
+Starting Spark costs tens of seconds on a small machine, so each module gets one session
+(module scope) and the tests in it share it, each on its own tables.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Dict, Iterator
+
+import pytest
+
+# Let helper-module asserts show their operands like test asserts do.
+pytest.register_assert_rewrite("deltalog")
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+from delta_lifecycle import configure_spark  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+#: Tables written by other Delta clients (see its README). Read-only: tests copy from it.
+TESTDATA = Path(
+    os.environ.get("DELTA_LIFECYCLE_TESTDATA", REPO_ROOT.parent / "shared" / "testdata")
+)
+
+#: Settings that keep local Spark small and quiet; shared with the subprocess sessions.
+SESSION_CONF: Dict[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "2",
+    # Delta rebuilds snapshots with 50 partitions by default, slow on 2 cores.
+    "spark.databricks.delta.snapshotPartitions": "2",
+}
+
+# Python workers (if a test ever needs one) must run this interpreter, which has pyspark.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """A local[2] session with delta-spark and delta-lifecycle, for one test module."""
+    warehouse = tmp_path_factory.mktemp("warehouse")
+    builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-tests")
+    for key, value in SESSION_CONF.items():
+        builder = builder.config(key, value)
+    builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
+    session = configure_spark(builder).getOrCreate()
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def copy_testdata(name: str, destination: Path) -> Path:
+    """Copy the test table ``name`` (e.g. ``"delta-rs/simple_table"``) under ``destination``
+    and return the copy; the shared originals must never be written to."""
+    source = TESTDATA / name
+    if not (source / "_delta_log").is_dir():
+        pytest.skip(f"test table {source} is not available (set DELTA_LIFECYCLE_TESTDATA)")
+    target = destination / name.replace("/", "__")
+    shutil.copytree(source, target)
+    return target

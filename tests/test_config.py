@@ -1,0 +1,70 @@
+"""configure_spark and spark_configuration merge with what is already set, without Spark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from delta_lifecycle import configure_spark, jar_path, spark_configuration
+from delta_lifecycle.config import (
+    DELTA_CATALOG,
+    DELTA_EXTENSION,
+    LIFECYCLE_EXTENSION,
+    delta_maven_coordinate,
+)
+
+
+def test_fresh_builder_gets_everything() -> None:
+    builder = configure_spark(SparkSession.builder.master("local[1]"))
+    options = builder._options
+    assert options["spark.jars"] == jar_path()
+    assert Path(jar_path()).is_file()
+    assert options["spark.jars.packages"] == delta_maven_coordinate()
+    assert options["spark.sql.extensions"] == f"{DELTA_EXTENSION},{LIFECYCLE_EXTENSION}"
+    assert options["spark.sql.catalog.spark_catalog"] == DELTA_CATALOG
+    assert options["spark.master"] == "local[1]"
+
+
+def test_existing_values_are_kept_and_extended() -> None:
+    builder = (
+        SparkSession.builder.config("spark.jars", "/opt/a.jar")
+        .config("spark.jars.packages", "org.example:x_2.13:1.0")
+        .config("spark.sql.extensions", f"com.example.Ext,{DELTA_EXTENSION},com.example.Other")
+        .config("spark.sql.catalog.spark_catalog", "com.example.Catalog")
+    )
+    options = configure_spark(builder, extra_packages=["org.example:y_2.13:2.0"])._options
+    assert options["spark.jars"] == f"/opt/a.jar,{jar_path()}"
+    assert options["spark.jars.packages"] == (
+        f"org.example:x_2.13:1.0,{delta_maven_coordinate()},org.example:y_2.13:2.0"
+    )
+    # Delta's extension stays where the user put it; ours goes last, after it.
+    assert options["spark.sql.extensions"] == (
+        f"com.example.Ext,{DELTA_EXTENSION},com.example.Other,{LIFECYCLE_EXTENSION}"
+    )
+    assert options["spark.sql.catalog.spark_catalog"] == "com.example.Catalog"
+
+
+def test_configuring_twice_changes_nothing() -> None:
+    once = dict(configure_spark(SparkSession.builder)._options)
+    twice = dict(configure_spark(configure_spark(SparkSession.builder))._options)
+    assert once == twice
+
+
+def test_misplaced_lifecycle_extension_moves_after_delta() -> None:
+    merged = spark_configuration(
+        {"spark.sql.extensions": f"{LIFECYCLE_EXTENSION},{DELTA_EXTENSION}"}
+    )
+    assert merged["spark.sql.extensions"] == f"{DELTA_EXTENSION},{LIFECYCLE_EXTENSION}"
+
+
+def test_explicit_delta_package_wins() -> None:
+    pinned = "io.delta:delta-spark_4.2_2.13:4.4.0-custom"
+    merged = spark_configuration({"spark.jars.packages": pinned})
+    assert merged["spark.jars.packages"] == pinned
+
+
+def test_rejects_non_builders() -> None:
+    with pytest.raises(TypeError):
+        configure_spark("local[2]")  # type: ignore[arg-type]

@@ -1,0 +1,132 @@
+"""LifecycleTable over Spark Connect: a local Connect server runs in a subprocess with the
+extension, and the Python client talks to it only through gRPC (no py4j, no local JVM)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator, Tuple
+
+import pyspark
+import pytest
+
+from conftest import SESSION_CONF
+from deltalog import assert_history_matches_log
+from delta_lifecycle import LifecycleTable, spark_configuration
+from delta_lifecycle.errors import NotADeltaTableError, TableNotFoundError
+from delta_lifecycle.tables import quote_path
+
+pytest.importorskip("grpc", reason="the Spark Connect client needs pyspark[connect]")
+from pyspark.sql.connect.session import SparkSession as ConnectSession  # noqa: E402
+
+CONNECT_SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+STARTUP_TIMEOUT_S = 300
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, server: "subprocess.Popen[bytes]", log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"Connect server exited with {server.returncode}:\n{tail(log)}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(1)
+    pytest.fail(f"Connect server did not listen on {port} in {STARTUP_TIMEOUT_S}s:\n{tail(log)}")
+
+
+def tail(log: Path, chars: int = 6000) -> str:
+    return log.read_text(errors="replace")[-chars:]
+
+
+def stop(server: "subprocess.Popen[bytes]") -> None:
+    # The server runs in its own process group (start_new_session), so this reaches the
+    # JVM that spark-submit starts, and nothing else.
+    if server.poll() is not None:
+        return
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuple[ConnectSession, Path]]:
+    """A Connect server configured with spark_configuration(), and a client session on it."""
+    work = tmp_path_factory.mktemp("connect")
+    port = free_port()
+    confs = {
+        **SESSION_CONF,
+        **spark_configuration(),
+        "spark.sql.warehouse.dir": str(work / "warehouse"),
+        "spark.connect.grpc.binding.address": "127.0.0.1",
+        "spark.connect.grpc.binding.port": str(port),
+    }
+    command = [
+        str(Path(pyspark.__file__).parent / "bin" / "spark-submit"),
+        "--master", "local[2]",
+        "--class", CONNECT_SERVER_CLASS,
+    ]
+    for key, value in confs.items():
+        command += ["--conf", f"{key}={value}"]
+    log = work / "server.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=work,
+            start_new_session=True,
+            env={**os.environ, "PYSPARK_PYTHON": sys.executable},
+        )
+    session = None
+    try:
+        wait_for_port(port, server, log)
+        session = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+        yield session, work
+    finally:
+        if session is not None:
+            session.stop()
+        stop(server)
+
+
+def test_protocol_history_over_connect(connect: Tuple[ConnectSession, Path]) -> None:
+    spark, work = connect
+    path = work / "events"
+    table = quote_path(str(path))
+    spark.sql(f"CREATE TABLE {table} (id BIGINT) USING delta")
+    spark.sql(f"INSERT INTO {table} VALUES (1), (2)")
+    spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+
+    history = LifecycleTable.for_path(spark, str(path)).protocol_history()
+    assert [v.version for v in history] == [0, 1, 2]
+    assert_history_matches_log(history, path)
+    assert history[0].min_reader_version < history[-1].min_reader_version
+
+
+def test_typed_errors_over_connect(connect: Tuple[ConnectSession, Path]) -> None:
+    spark, work = connect
+    missing = work / "not a table"
+    with pytest.raises(NotADeltaTableError) as caught:
+        LifecycleTable.for_path(spark, str(missing)).protocol_history()
+    assert caught.value.condition == "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"
+    assert str(missing) in caught.value.message
+    cause = caught.value.__cause__
+    assert cause is not None and type(cause).__module__ == "pyspark.errors.exceptions.connect"
+
+    with pytest.raises(TableNotFoundError):
+        LifecycleTable.for_name(spark, "nowhere.nothing").protocol_history()

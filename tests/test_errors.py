@@ -1,0 +1,129 @@
+"""Errors: the extension's conditions arrive as typed Python errors, Spark's own errors keep
+their types, and statements that are not ours still reach Delta and Spark unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.errors import AnalysisException, ParseException, PySparkException
+from pyspark.sql import SparkSession
+
+from delta_lifecycle import LifecycleTable
+from delta_lifecycle.errors import (
+    DeltaLifecycleError,
+    NotADeltaTableError,
+    NotDeltaProviderError,
+    TableNotFoundError,
+    convert_exception,
+    translate_errors,
+)
+from delta_lifecycle.tables import quote_path
+
+
+def assert_typed(error: DeltaLifecycleError, condition: str) -> None:
+    """The typed error carries the JVM condition, a message, and the PySpark cause."""
+    assert error.condition == condition
+    assert error.message and not error.message.startswith("[")
+    assert str(error).startswith(f"[{condition}] ")
+    cause = error.__cause__
+    assert isinstance(cause, AnalysisException)
+    assert cause.getCondition() == condition
+
+
+def test_parquet_directory_is_not_a_delta_table(spark: SparkSession, tmp_path: Path) -> None:
+    path = tmp_path / "plain_parquet"
+    spark.range(3).write.parquet(str(path))
+    with pytest.raises(NotADeltaTableError) as caught:
+        LifecycleTable.for_path(spark, str(path)).protocol_history()
+    assert_typed(caught.value, "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE")
+    assert str(path) in caught.value.message
+
+    with pytest.raises(AnalysisException) as raw:
+        spark.sql(f"DESCRIBE PROTOCOL HISTORY {quote_path(str(path))}").collect()
+    assert raw.value.getCondition() == "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"
+
+
+def test_missing_path_is_not_a_delta_table(spark: SparkSession, tmp_path: Path) -> None:
+    with pytest.raises(NotADeltaTableError) as caught:
+        LifecycleTable.for_path(spark, str(tmp_path / "nothing here")).protocol_history()
+    assert_typed(caught.value, "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE")
+
+
+def test_empty_delta_log_is_not_a_delta_table(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "t" / "_delta_log").mkdir(parents=True)
+    with pytest.raises(NotADeltaTableError) as caught:
+        LifecycleTable.for_path(spark, str(tmp_path / "t")).protocol_history()
+    assert_typed(caught.value, "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE")
+
+
+def test_unknown_table_name(spark: SparkSession) -> None:
+    with pytest.raises(TableNotFoundError) as caught:
+        LifecycleTable.for_name(spark, "no_such_db.no_such_table").protocol_history()
+    assert_typed(caught.value, "DELTA_LIFECYCLE_TABLE_NOT_FOUND")
+
+    with pytest.raises(TableNotFoundError):
+        LifecycleTable.for_name(spark, "no_such_table_in_default").protocol_history()
+
+
+def test_parquet_catalog_table_is_not_delta(spark: SparkSession) -> None:
+    spark.sql("CREATE TABLE parquet_events (id INT) USING parquet")
+    spark.sql("INSERT INTO parquet_events VALUES (1)")
+    with pytest.raises(NotDeltaProviderError) as caught:
+        LifecycleTable.for_name(spark, "parquet_events").protocol_history()
+    assert_typed(caught.value, "DELTA_LIFECYCLE_NOT_DELTA_PROVIDER")
+    assert "parquet" in caught.value.message.lower()
+
+
+def test_statement_without_table_is_a_parse_error(spark: SparkSession) -> None:
+    with pytest.raises(ParseException):
+        spark.sql("DESCRIBE PROTOCOL HISTORY")
+    # A ParseException is Spark's, not ours: the wrapper lets it through untouched.
+    with pytest.raises(ParseException):
+        LifecycleTable.for_name(spark, "two words").protocol_history()
+
+
+def test_other_statements_still_work(spark: SparkSession, tmp_path: Path) -> None:
+    """Statements that are not ours reach Delta's and Spark's parsers unchanged."""
+    assert spark.sql("SELECT 1 AS one").collect()[0]["one"] == 1
+    assert spark.sql("DESCRIBE FUNCTION upper").count() > 0
+
+    table = quote_path(str(tmp_path / "t"))
+    spark.sql(
+        f"CREATE TABLE {table} (id INT) USING delta "
+        "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')"
+    )
+    spark.sql(f"INSERT INTO {table} VALUES (1), (2)")
+    versions = [r["version"] for r in spark.sql(f"DESCRIBE HISTORY {table}").collect()]
+    assert sorted(versions) == [0, 1]
+
+    def features() -> set[str]:
+        return set(spark.sql(f"DESCRIBE DETAIL {table}").collect()[0]["tableFeatures"])
+
+    assert "inCommitTimestamp" in features()
+    # DROP FEATURE is still delta-spark's (this project's grammar has no ALTER TABLE yet).
+    spark.sql(f"ALTER TABLE {table} DROP FEATURE inCommitTimestamp")
+    assert "inCommitTimestamp" not in features()
+
+    history = LifecycleTable.for_path(spark, str(tmp_path / "t")).protocol_history()
+    assert "inCommitTimestamp" in (history[0].writer_features or ())
+    assert "inCommitTimestamp" not in (history[-1].writer_features or ())
+    assert history[-1].operation == "DROP FEATURE"
+
+
+def test_conversion_of_conditions_without_a_session() -> None:
+    """Conditions the package does not know yet still become a DeltaLifecycleError, and
+    other conditions are left alone."""
+    newer = PySparkException(message="from a newer jar", errorClass="DELTA_LIFECYCLE_SOMETHING_NEW")
+    converted = convert_exception(newer)
+    assert type(converted) is DeltaLifecycleError
+    assert converted.condition == "DELTA_LIFECYCLE_SOMETHING_NEW"
+    assert converted.message == "from a newer jar"
+
+    spark_own = PySparkException(message="not ours", errorClass="TABLE_OR_VIEW_NOT_FOUND")
+    assert convert_exception(spark_own) is None
+    assert convert_exception(ValueError("plain")) is None
+    with pytest.raises(PySparkException) as caught:
+        with translate_errors():
+            raise spark_own
+    assert caught.value is spark_own
