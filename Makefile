@@ -6,6 +6,7 @@
 #   make typecheck  mypy --strict on python/delta_lifecycle
 #   make test       install, then the Scala tests, then the Python tests
 #   make demo       install, then python/examples/demo.py
+#   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #
 # Needs only Java 17, Python 3.10+ (with venv), curl and make: build/sbt fetches sbt.
 
@@ -29,7 +30,7 @@ VENV_PY := $(VENV)/bin/python
 
 SBT := build/sbt
 
-.PHONY: jar venv install typecheck test pytest demo clean-jar
+.PHONY: jar venv install typecheck test pytest demo bench clean-jar
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
@@ -61,6 +62,12 @@ pytest:
 
 demo: install
 	$(VENV_PY) python/examples/demo.py
+
+# Benchmarks write bench/results/*.csv and bench/work/ (scratch tables, reused between runs).
+bench: install
+	$(VENV_PY) -m pip install --quiet matplotlib
+	$(SBT) "lifecycle/Test/runMain io.github.deltalifecycle.bench.FoundationBenchmark 10000 5"
+	$(VENV_PY) bench/plot_foundation.py
 
 clean-jar:
 	rm -f $(BUNDLED_JAR_DIR)/*.jar
