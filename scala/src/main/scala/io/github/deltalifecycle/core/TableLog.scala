@@ -5,7 +5,9 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumFileSystem, FileSystem, Path}
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.delta.VersionChecksum
 import org.apache.spark.sql.delta.actions.{Action, Protocol, SidecarFile}
+import org.apache.spark.sql.delta.util.JsonUtils
 
 /**
  * The Delta log of one table, read by this project's own core: listing, snapshot
@@ -82,6 +84,18 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       segment.commits.filter(c => compaction.covers(c.version)).flatMap(c => ActionReader.readJson(readFs, c.status))
     }
   }
+
+  /**
+   * The version checksum (`<v>.crc`) written for `version`, if there is one and it parses.
+   * Checksums are optional and advisory (PROTOCOL.md), so an unreadable one is just absent.
+   */
+  def checksumAt(version: Long, listing: LogListing): Option[VersionChecksum] =
+    listing.checksums.get(version).flatMap { file =>
+      scala.util.Try {
+        val in = readFs.open(file.status.getPath)
+        try JsonUtils.mapper.readValue(in: java.io.InputStream, classOf[VersionChecksum]) finally in.close()
+      }.toOption
+    }
 
   /**
    * All actions of a checkpoint limited to `columns`: every part of a multi-part checkpoint,
