@@ -36,6 +36,8 @@ lazy val lifecycle = (project in file("scala"))
     // sbt would normalize "4.2" to "4-2"; keep delta-spark's naming (delta-spark_4.2_2.13).
     moduleName := name.value,
     Compile / packageDoc / publishArtifact := false,
+    // Rebuilding the same version must replace the local Maven copy that spark-submit resolves.
+    publishM2Configuration := publishM2Configuration.value.withOverwrite(true),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % v("spark") % Provided,
       "io.delta" %% s"delta-spark_$sparkLine" % v("delta") % Provided,
