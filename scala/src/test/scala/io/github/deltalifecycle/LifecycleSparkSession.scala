@@ -12,17 +12,9 @@ trait LifecycleSparkSession extends BeforeAndAfterAll { self: Suite =>
 
   protected lazy val scratch: JPath = Files.createTempDirectory("delta-lifecycle-test")
 
-  protected lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .appName(getClass.getSimpleName)
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.databricks.delta.snapshotPartitions", "2")
+  protected lazy val spark: SparkSession = LifecycleSparkSession.builder(getClass.getSimpleName)
     .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")
     .config("spark.sql.warehouse.dir", scratch.resolve("warehouse").toString)
-    .config("spark.sql.extensions",
-      "io.delta.sql.DeltaSparkSessionExtension,io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension")
-    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
     .getOrCreate()
 
   protected def newTableDir(name: String): String = scratch.resolve(name).toString
@@ -49,6 +41,19 @@ trait LifecycleSparkSession extends BeforeAndAfterAll { self: Suite =>
       super.afterAll()
     }
   }
+}
+
+object LifecycleSparkSession {
+  /** A small local session with Delta's extension and this project's, in that order. */
+  def builder(appName: String): SparkSession.Builder = SparkSession.builder()
+    .master("local[2]")
+    .appName(appName)
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "2")
+    .config("spark.databricks.delta.snapshotPartitions", "2")
+    .config("spark.sql.extensions",
+      "io.delta.sql.DeltaSparkSessionExtension,io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension")
+    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
 }
 
 object SharedTestData {

@@ -2,20 +2,12 @@ package io.github.deltalifecycle.bench
 
 import java.io.{File, PrintWriter}
 
+import io.github.deltalifecycle.LifecycleSparkSession
 import org.apache.spark.sql.SparkSession
 
 /** Shared plumbing of the benchmarks: a session, timing, and CSV output under bench/results. */
 object BenchSupport {
-  def session(name: String): SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .appName(name)
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.databricks.delta.snapshotPartitions", "2")
-    .config("spark.sql.extensions",
-      "io.delta.sql.DeltaSparkSessionExtension,io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension")
-    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    .getOrCreate()
+  def session(name: String): SparkSession = LifecycleSparkSession.builder(name).getOrCreate()
 
   /** Wall time of `f` in seconds. */
   def time(f: => Any): Double = {

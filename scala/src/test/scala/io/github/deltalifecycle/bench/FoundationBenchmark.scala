@@ -108,7 +108,7 @@ object FoundationBenchmark {
       if (v % 1000 == 0) progress(s"checkpointed version $v")
     }
     deltaLog.update()
-    deltaLog.startTransaction().commit(Seq(addCopy(commits - 1)), DeltaOperations.ManualUpdate)
+    deltaLog.startTransaction(None).commit(Seq(addCopy(commits - 1)), DeltaOperations.ManualUpdate)
     progress(s"table ready at version ${deltaLog.update().version}")
   }
 }
