@@ -35,6 +35,9 @@ object ActionReader {
   def toAction(node: JsonNode): Action =
     JsonUtils.mapper.treeToValue(node, classOf[SingleAction]).unwrap
 
+  private def topLevelKey(line: String): Option[String] =
+    scala.util.Try(JsonUtils.mapper.readTree(line).fieldNames()).toOption.filter(_.hasNext).map(_.next())
+
   private def readJsonLines(fs: FileSystem, file: FileStatus)(
       parse: (String, Int) => Option[Action]): Vector[Action] = {
     val out = Vector.newBuilder[Action]
@@ -48,8 +51,14 @@ object ActionReader {
           try parse(line, lineNo).foreach(out += _)
           catch {
             case NonFatal(e) =>
+              val detail = e.getMessage.takeWhile(_ != '\n')
+              // delta-spark's Protocol refuses inconsistent versions and feature lists when
+              // it is constructed; that is an invalid protocol, not an unreadable file.
+              if (topLevelKey(line).contains("protocol")) {
+                throw LifecycleErrors.invalidProtocolIn(file.getPath.toString, detail)
+              }
               throw LifecycleErrors.corruptLog(file.getPath.toString,
-                s"line $lineNo is not a valid Delta action (${e.getMessage.takeWhile(_ != '\n')})", Some(e))
+                s"line $lineNo is not a valid Delta action ($detail)", Some(e))
           }
         }
         line = reader.readLine()

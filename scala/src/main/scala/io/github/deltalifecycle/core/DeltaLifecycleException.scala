@@ -59,6 +59,10 @@ object LifecycleErrors {
     new DeltaLifecycleException("DELTA_LIFECYCLE_INVALID_PROTOCOL",
       s"The protocol at version $version is invalid: $detail.")
 
+  def invalidProtocolIn(file: String, detail: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_INVALID_PROTOCOL",
+      s"The protocol action in $file is invalid: $detail.")
+
   def corruptLog(file: String, detail: String, cause: Option[Throwable] = None): DeltaLifecycleException =
     new DeltaLifecycleException("DELTA_LIFECYCLE_CORRUPT_LOG",
       s"Log file $file cannot be parsed: $detail.", cause)

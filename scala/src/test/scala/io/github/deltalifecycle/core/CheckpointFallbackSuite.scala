@@ -1,0 +1,58 @@
+package io.github.deltalifecycle.core
+
+import java.io.File
+import java.nio.file.Files
+
+import io.github.deltalifecycle.LifecycleSparkSession
+import org.scalatest.funsuite.AnyFunSuite
+
+/** An unreadable checkpoint is replaced by older state when the log has it, else a typed error. */
+class CheckpointFallbackSuite extends AnyFunSuite with LifecycleSparkSession {
+
+  private def logFile(path: String, name: String) = new File(new File(path, "_delta_log"), name)
+
+  test("a corrupt checkpoint falls back to the commits, and fails clearly when they are gone") {
+    val path = newTableDir("corrupt-checkpoint")
+    spark.range(1).write.format("delta").option("delta.checkpointInterval", "2").save(path)
+    (1 to 3).foreach(i => spark.range(i, i + 1).write.format("delta").mode("append").save(path))
+    val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+    val expected = log.latestSnapshot()
+    assert(expected.segment.checkpointVersion === 2)
+
+    val checkpoint = logFile(path, f"${2}%020d.checkpoint.parquet")
+    Files.write(checkpoint.toPath, "not parquet".getBytes)
+    val rebuilt = log.latestSnapshot()
+    assert(rebuilt.segment.checkpoint.isEmpty, "expected a replay from version 0")
+    assert(rebuilt.activeFiles.map(_.path).toSet === expected.activeFiles.map(_.path).toSet)
+
+    Seq(0, 1).foreach(v => logFile(path, f"$v%020d.json").delete())
+    val e = intercept[DeltaLifecycleException](log.latestSnapshot())
+    assert(e.getCondition === "DELTA_LIFECYCLE_UNREADABLE_CHECKPOINT")
+    assert(e.getMessage.contains(checkpoint.getName))
+  }
+
+  test("a protocol the Delta protocol does not define is a typed error") {
+    val path = newTableDir("invalid-protocol")
+    spark.range(1).write.format("delta").save(path)
+    val commit = logFile(path, f"${1}%020d.json")
+    val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+    def refusal(protocolJson: String): DeltaLifecycleException = {
+      Files.write(commit.toPath, s"""{"protocol":$protocolJson}""".getBytes)
+      intercept[DeltaLifecycleException](log.latestSnapshot())
+    }
+
+    val tooNew = refusal("""{"minReaderVersion":99,"minWriterVersion":7,"readerFeatures":[],"writerFeatures":[]}""")
+    withClue(tooNew.getMessage) {
+      assert(tooNew.getCondition === "DELTA_LIFECYCLE_INVALID_PROTOCOL")
+      assert(tooNew.getMessage.contains("minReaderVersion 99"))
+    }
+    // Reader version 3 requires a reader feature list; delta-spark's Protocol refuses it.
+    val inconsistent = refusal("""{"minReaderVersion":3,"minWriterVersion":7}""")
+    withClue(inconsistent.getMessage) {
+      assert(inconsistent.getCondition === "DELTA_LIFECYCLE_INVALID_PROTOCOL")
+      assert(inconsistent.getMessage.contains(commit.getName))
+    }
+    // Version 0 is still readable; only versions from the bad commit on are refused.
+    assert(log.snapshotAt(0).protocol.minReaderVersion === 1)
+  }
+}
