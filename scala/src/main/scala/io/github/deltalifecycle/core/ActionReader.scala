@@ -18,28 +18,30 @@ object ActionReader {
 
   /** All actions of a JSON log file, in file order. Unknown action types are skipped. */
   def readJson(fs: FileSystem, file: FileStatus): Vector[Action] =
-    readJsonLines(fs, file) { (line, _) => Option(JsonUtils.mapper.readValue(line, classOf[SingleAction]).unwrap) }
+    readJsonLines(fs, file)(line => Option(JsonUtils.mapper.readValue(line, classOf[SingleAction]).unwrap))
 
   /**
    * Only the actions whose top-level key is in `keys`; other lines are parsed to a tree
    * but never bound to action classes, which keeps history scans cheap on large commits.
    */
   def readJsonSelected(fs: FileSystem, file: FileStatus, keys: Set[String]): Vector[Action] =
-    readJsonLines(fs, file) { (line, _) =>
+    readJsonLines(fs, file) { line =>
       val node = JsonUtils.mapper.readTree(line)
-      val names = node.fieldNames()
-      if (names.hasNext && keys.contains(names.next())) Option(toAction(node)) else None
+      if (firstKey(node).exists(keys.contains)) Option(toAction(node)) else None
     }
 
   /** Binds a JSON tree (from a commit line or a Parquet row) to a delta-spark action. */
   def toAction(node: JsonNode): Action =
     JsonUtils.mapper.treeToValue(node, classOf[SingleAction]).unwrap
 
-  private def topLevelKey(line: String): Option[String] =
-    scala.util.Try(JsonUtils.mapper.readTree(line).fieldNames()).toOption.filter(_.hasNext).map(_.next())
+  /** The action type of a log line: its first (and only) top-level key. */
+  private def firstKey(node: JsonNode): Option[String] = {
+    val names = node.fieldNames()
+    if (names.hasNext) Some(names.next()) else None
+  }
 
   private def readJsonLines(fs: FileSystem, file: FileStatus)(
-      parse: (String, Int) => Option[Action]): Vector[Action] = {
+      parse: String => Option[Action]): Vector[Action] = {
     val out = Vector.newBuilder[Action]
     val reader = new BufferedReader(new InputStreamReader(fs.open(file.getPath), StandardCharsets.UTF_8))
     try {
@@ -48,13 +50,13 @@ object ActionReader {
       while (line != null) {
         lineNo += 1
         if (!line.isBlank) {
-          try parse(line, lineNo).foreach(out += _)
+          try parse(line).foreach(out += _)
           catch {
             case NonFatal(e) =>
               val detail = e.getMessage.takeWhile(_ != '\n')
               // delta-spark's Protocol refuses inconsistent versions and feature lists when
               // it is constructed; that is an invalid protocol, not an unreadable file.
-              if (topLevelKey(line).contains("protocol")) {
+              if (scala.util.Try(JsonUtils.mapper.readTree(line)).toOption.flatMap(firstKey).contains("protocol")) {
                 throw LifecycleErrors.invalidProtocolIn(file.getPath.toString, detail)
               }
               throw LifecycleErrors.corruptLog(file.getPath.toString,
