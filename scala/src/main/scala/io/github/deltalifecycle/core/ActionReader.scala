@@ -21,6 +21,17 @@ object ActionReader {
     readJsonLines(fs, file)(line => Option(JsonUtils.mapper.readValue(line, classOf[SingleAction]).unwrap))
 
   /**
+   * Every line of a JSON log file with its action type (its top-level key) and, for the
+   * action types delta-spark knows, the bound action. Writers that copy actions keep the
+   * line itself, so fields delta-spark's classes do not model survive the copy.
+   */
+  def readJsonLinesWithActions(fs: FileSystem, file: FileStatus): Vector[LogLine] =
+    readJsonLines(fs, file) { line =>
+      val node = JsonUtils.mapper.readTree(line)
+      Some(LogLine(firstKey(node).getOrElse(""), Option(toAction(node)), line))
+    }
+
+  /**
    * Only the actions whose top-level key is in `keys`; other lines are parsed to a tree
    * but never bound to action classes, which keeps history scans cheap on large commits.
    */
@@ -40,9 +51,9 @@ object ActionReader {
     if (names.hasNext) Some(names.next()) else None
   }
 
-  private def readJsonLines(fs: FileSystem, file: FileStatus)(
-      parse: String => Option[Action]): Vector[Action] = {
-    val out = Vector.newBuilder[Action]
+  private def readJsonLines[A](fs: FileSystem, file: FileStatus)(
+      parse: String => Option[A]): Vector[A] = {
+    val out = Vector.newBuilder[A]
     val reader = new BufferedReader(new InputStreamReader(fs.open(file.getPath), StandardCharsets.UTF_8))
     try {
       var lineNo = 0
@@ -69,3 +80,6 @@ object ActionReader {
     out.result()
   }
 }
+
+/** One line of a JSON log file: its action type, the bound action if known, and the text. */
+final case class LogLine(actionType: String, action: Option[Action], text: String)

@@ -66,4 +66,27 @@ object LifecycleErrors {
   def corruptLog(file: String, detail: String, cause: Option[Throwable] = None): DeltaLifecycleException =
     new DeltaLifecycleException("DELTA_LIFECYCLE_CORRUPT_LOG",
       s"Log file $file cannot be parsed: $detail.", cause)
+
+  def invalidCompactionRange(start: Long, end: Long, why: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_INVALID_COMPACTION_RANGE",
+      s"Cannot compact versions $start to $end: $why.")
+
+  def compactionConflict(file: String, why: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_COMPACTION_CONFLICT",
+      s"Cannot write a compaction next to $file: $why.")
+
+  def unsupportedProtocol(version: Long, features: Set[String], operation: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL",
+      s"Cannot $operation: the protocol at version $version uses " +
+        s"${if (features.isEmpty) "a protocol version" else "features " + features.toSeq.sorted.mkString(", ")} " +
+        "that this client does not support, and rewriting or deleting log files of such a version could " +
+        "change what the log means. Use a client that supports the protocol.")
+
+  def unsupportedAction(file: String, actionType: String, operation: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL",
+      s"Cannot $operation: $file holds a '$actionType' action that this client does not know, " +
+        "so it cannot tell what the action means for the table state.")
+
+  def invalidArgument(what: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_INVALID_ARGUMENT", what)
 }

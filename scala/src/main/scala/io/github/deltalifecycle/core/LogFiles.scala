@@ -73,4 +73,8 @@ object LogFiles {
   def logPath(tablePath: Path): Path = new Path(tablePath, LogDirName)
 
   def commitFileName(version: Long): String = f"$version%020d.json"
+
+  def compactionFileName(start: Long, end: Long): String = f"$start%020d.$end%020d.compacted.json"
+
+  def isCommitFileName(name: String): Boolean = Commit.matches(name)
 }

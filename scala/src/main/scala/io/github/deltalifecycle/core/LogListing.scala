@@ -88,6 +88,9 @@ final case class LogSegment(
 
   def checkpointVersion: Long = checkpoint.map(_.version).getOrElse(-1L)
 
+  /** The last version a reader gets from the checkpoint or chosen compactions rather than single commits. */
+  def maintainedThrough: Long = (checkpointVersion +: compactions.map(_.end)).max
+
   /** The replay plan after the checkpoint: each step is a compaction or a single commit. */
   def steps: Vector[Either[CompactionFile, CommitFile]] = {
     val byStart = compactions.map(c => c.start -> c).toMap

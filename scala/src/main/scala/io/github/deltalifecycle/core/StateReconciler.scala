@@ -10,6 +10,26 @@ import org.apache.spark.sql.delta.actions.{Action, AddFile, DeletionVectorDescri
 /** The identity of a logical file: its canonical path and the id of its deletion vector. */
 final case class FileKey(canonicalPath: String, deletionVectorId: Option[String])
 
+/** Computes [[FileKey]]s for the file actions of one table. */
+final class FileKeys(fs: FileSystem, tablePath: Path) {
+  private val root = fs.makeQualified(tablePath)
+
+  def of(path: String, dv: DeletionVectorDescriptor): FileKey =
+    FileKey(canonicalPath(path), Option(dv).map(_.uniqueId))
+
+  /**
+   * Paths in the log are URIs, relative to the table root or absolute; two spellings of one
+   * file (relative, absolute, with or without scheme) must meet under one key.
+   */
+  def canonicalPath(path: String): String = {
+    val p = new Path(new URI(path))
+    val q = fs.makeQualified(if (p.isAbsolute) p else new Path(root, p)).toUri
+    // "file:/x" and "file:///x" name the same file: drop an empty authority.
+    val authority = if (q.getAuthority == null || q.getAuthority.isEmpty) null else q.getAuthority
+    new URI(q.getScheme, authority, q.getPath, q.getQuery, q.getFragment).toString
+  }
+}
+
 /**
  * Action reconciliation as PROTOCOL.md defines it, applied oldest to newest: the newest
  * protocol and metadata win, an add replaces the same logical file and clears its
@@ -17,7 +37,7 @@ final case class FileKey(canonicalPath: String, deletionVectorId: Option[String]
  * application, and domain metadata keeps the newest per domain unless it was removed.
  */
 final class StateReconciler(fs: FileSystem, tablePath: Path) {
-  private val root = fs.makeQualified(tablePath)
+  private val keys = new FileKeys(fs, tablePath)
   private var protocol: Protocol = _
   private var metadata: Metadata = _
   private val active = new java.util.LinkedHashMap[FileKey, AddFile]()
@@ -30,12 +50,12 @@ final class StateReconciler(fs: FileSystem, tablePath: Path) {
 
   def apply(action: Action): Unit = action match {
     case a: AddFile =>
-      val key = keyOf(a.path, a.deletionVector)
+      val key = keys.of(a.path, a.deletionVector)
       active.remove(key) // re-insert so iteration order follows the newest add
       active.put(key, a)
       tombstones.remove(key)
     case r: RemoveFile =>
-      val key = keyOf(r.path, r.deletionVector)
+      val key = keys.of(r.path, r.deletionVector)
       active.remove(key)
       tombstones.put(key, r)
     case p: Protocol => protocol = p
@@ -62,18 +82,5 @@ final class StateReconciler(fs: FileSystem, tablePath: Path) {
   def setTransactions: Map[String, SetTransaction] = txns.toMap
   def domainMetadata: Map[String, DomainMetadata] = domains.toMap
 
-  /**
-   * Paths in the log are URIs, relative to the table root or absolute; two spellings of one
-   * file (relative, absolute, with or without scheme) must meet under one key.
-   */
-  def canonicalPath(path: String): String = {
-    val p = new Path(new URI(path))
-    val q = fs.makeQualified(if (p.isAbsolute) p else new Path(root, p)).toUri
-    // "file:/x" and "file:///x" name the same file: drop an empty authority.
-    val authority = if (q.getAuthority == null || q.getAuthority.isEmpty) null else q.getAuthority
-    new URI(q.getScheme, authority, q.getPath, q.getQuery, q.getFragment).toString
-  }
-
-  private def keyOf(path: String, dv: DeletionVectorDescriptor): FileKey =
-    FileKey(canonicalPath(path), Option(dv).map(_.uniqueId))
+  def canonicalPath(path: String): String = keys.canonicalPath(path)
 }

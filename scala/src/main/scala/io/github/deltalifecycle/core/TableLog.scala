@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumFileSystem, FileSystem, Path}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.VersionChecksum
-import org.apache.spark.sql.delta.actions.{Action, Protocol, SidecarFile}
+import org.apache.spark.sql.delta.actions.{Action, Metadata, Protocol, SidecarFile}
 import org.apache.spark.sql.delta.util.JsonUtils
 
 /**
@@ -69,6 +69,34 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       throw LifecycleErrors.corruptLog(logPath.toString, s"no metaData action is found in the log up to version $version"))
     LogSnapshot(tablePath, version, protocol, metadata, replay.activeFiles, replay.tombstoneFiles,
       replay.setTransactions, replay.domainMetadata, segment)
+  }
+
+  /**
+   * The protocol and metadata in force at `version`, without reconstructing the file state:
+   * only those two columns of the checkpoint and those two action types of the commits after
+   * it are read. Falls back to a full snapshot when the checkpoint cannot be read.
+   */
+  def protocolAndMetadataAt(version: Long, listing: LogListing): (Protocol, Metadata) = {
+    val segment = LogSegment.plan(listing, version)
+    val wanted = Set("protocol", "metaData")
+    try {
+      var protocol: Protocol = null
+      var metadata: Metadata = null
+      val fromCheckpoint = segment.checkpoint.iterator.flatMap(readCheckpoint(_, wanted))
+      val fromCommits = segment.commits.iterator.flatMap(c => ActionReader.readJsonSelected(readFs, c.status, wanted))
+      (fromCheckpoint ++ fromCommits).foreach {
+        case p: Protocol => protocol = p
+        case m: Metadata => metadata = m
+        case _ =>
+      }
+      if (protocol == null || metadata == null) throw new IllegalStateException("incomplete")
+      (protocol, metadata)
+    } catch {
+      case e: DeltaLifecycleException => throw e
+      case NonFatal(_) =>
+        val snapshot = snapshotAt(version, listing)
+        (snapshot.protocol, snapshot.metadata)
+    }
   }
 
   /**

@@ -12,6 +12,10 @@ singleStatement
 
 statement
     : DESCRIBE PROTOCOL HISTORY table=tableName                     #describeProtocolHistory
+    | ALTER TABLE table=tableName COMPACT LOG
+        (FROM VERSION fromVersion=INTEGER_VALUE TO VERSION toVersion=INTEGER_VALUE)?   #compactLog
+    | ALTER TABLE table=tableName CLEAN LOG
+        (RETAIN retainHours=INTEGER_VALUE HOURS)? (DRY RUN)?               #cleanLog
     ;
 
 // A catalog name (t, db.t, catalog.db.t) or a path table: delta.`/path/to/table`.
@@ -26,16 +30,31 @@ identifier
     ;
 
 nonReserved
-    : DESCRIBE | PROTOCOL | HISTORY
+    : DESCRIBE | PROTOCOL | HISTORY | ALTER | TABLE | COMPACT | CLEAN | LOG | FROM | TO | VERSION
+    | RETAIN | HOURS | DRY | RUN
     ;
 
 DESCRIBE: 'DESCRIBE' | 'DESC';
 PROTOCOL: 'PROTOCOL';
 HISTORY: 'HISTORY';
+ALTER: 'ALTER';
+TABLE: 'TABLE';
+COMPACT: 'COMPACT';
+CLEAN: 'CLEAN';
+LOG: 'LOG';
+FROM: 'FROM';
+TO: 'TO';
+VERSION: 'VERSION';
+RETAIN: 'RETAIN';
+HOURS: 'HOURS';
+DRY: 'DRY';
+RUN: 'RUN';
 
 DOT: '.';
 SEMICOLON: ';';
 
+// Before IDENTIFIER: a run of digits is a number, not a name.
+INTEGER_VALUE: [0-9]+;
 IDENTIFIER: [A-Z0-9_]+;
 BACKQUOTED_IDENTIFIER: '`' (~'`' | '``')* '`';
 

@@ -1,8 +1,8 @@
 package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.sql.LifecycleTableRef
-import io.github.deltalifecycle.sql.commands.DescribeProtocolHistoryCommand
-import io.github.deltalifecycle.sql.plans.DescribeProtocolHistory
+import io.github.deltalifecycle.sql.commands.{CleanLogCommand, CompactLogCommand, DescribeProtocolHistoryCommand}
+import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -12,5 +12,9 @@ case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalP
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperators {
     case DescribeProtocolHistory(table) =>
       DescribeProtocolHistoryCommand(LifecycleTableRef.resolve(spark, table))
+    case CompactLog(table, range) =>
+      CompactLogCommand(LifecycleTableRef.resolve(spark, table), range)
+    case CleanLog(table, retainHours, dryRun) =>
+      CleanLogCommand(LifecycleTableRef.resolve(spark, table), retainHours, dryRun)
   }
 }

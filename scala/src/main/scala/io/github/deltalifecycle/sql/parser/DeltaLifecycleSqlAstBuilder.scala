@@ -2,7 +2,10 @@ package io.github.deltalifecycle.sql.parser
 
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.sql.plans.DescribeProtocolHistory
+import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory}
+import org.antlr.v4.runtime.Token
+import org.apache.spark.sql.catalyst.parser.ParseException
+import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 import DeltaLifecycleSqlBaseParser._
@@ -15,6 +18,21 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
 
   override def visitDescribeProtocolHistory(ctx: DescribeProtocolHistoryContext): LogicalPlan =
     DescribeProtocolHistory(tableName(ctx.table))
+
+  override def visitCompactLog(ctx: CompactLogContext): LogicalPlan = {
+    val range = Option(ctx.fromVersion).map(from => (number(from), number(ctx.toVersion)))
+    CompactLog(tableName(ctx.table), range)
+  }
+
+  override def visitCleanLog(ctx: CleanLogContext): LogicalPlan =
+    CleanLog(tableName(ctx.table), Option(ctx.retainHours).map(number), dryRun = ctx.DRY() != null)
+
+  /** A non-negative integer literal; one that does not fit a long is a parse error, not an overflow. */
+  private def number(token: Token): Long = token.getText.toLongOption.getOrElse {
+    val origin = Origin(line = Some(token.getLine), startPosition = Some(token.getCharPositionInLine))
+    throw new ParseException(None, origin, "PARSE_SYNTAX_ERROR",
+      Map("error" -> s"'${token.getText}'", "hint" -> ": the number is too large"))
+  }
 
   private def tableName(ctx: TableNameContext): Seq[String] = ctx.parts.asScala.map(identifier).toSeq
 

@@ -1,7 +1,5 @@
 package io.github.deltalifecycle.sql.parser
 
-import scala.jdk.CollectionConverters._
-
 import org.antlr.v4.runtime._
 import org.antlr.v4.runtime.atn.PredictionMode
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
@@ -14,9 +12,10 @@ import org.apache.spark.sql.types.{DataType, StructType}
 /**
  * Parses this project's statements and hands every other statement, untouched, to the
  * parser it wraps. A statement is ours when its leading keywords are one of
- * [[DeltaLifecycleSqlParser.OwnStatementPrefixes]]; from then on a syntax error is reported
- * as ours rather than passed on, so `DESCRIBE PROTOCOL HISTORY` without a table fails with
- * a parse error instead of being read by Spark as some other DESCRIBE.
+ * [[DeltaLifecycleSqlParser.OwnStatementPrefixes]], or when it is `ALTER TABLE <name>`
+ * followed by one of [[DeltaLifecycleSqlParser.OwnAlterTableActions]]; from then on a syntax
+ * error is reported as ours rather than passed on, so `DESCRIBE PROTOCOL HISTORY` without a
+ * table fails with a parse error instead of being read by Spark as some other DESCRIBE.
  */
 class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserInterface {
   import DeltaLifecycleSqlParser._
@@ -57,16 +56,32 @@ object DeltaLifecycleSqlParser {
   val OwnStatementPrefixes: Seq[Seq[Int]] = Seq(
     Seq(DESCRIBE, PROTOCOL, HISTORY))
 
-  private val longestPrefix = OwnStatementPrefixes.map(_.length).max
+  /** The keywords after `ALTER TABLE <name>` that make an ALTER TABLE statement this project's. */
+  val OwnAlterTableActions: Seq[Seq[Int]] = Seq(
+    Seq(COMPACT, LOG),
+    Seq(CLEAN, LOG))
+
+  private val lookahead = 64
 
   def isOwnStatement(sqlText: String): Boolean = {
     val lexer = new DeltaLifecycleSqlBaseLexer(CharStreams.fromString(sqlText))
     lexer.removeErrorListeners()
-    val leading = lexer.getAllTokens.asScala.iterator
+    val leading = Iterator.continually(lexer.nextToken())
+      .takeWhile(_.getType != Token.EOF)
       .filter(_.getChannel == Token.DEFAULT_CHANNEL)
-      .take(longestPrefix).map(_.getType).toSeq
-    OwnStatementPrefixes.exists(prefix => leading.startsWith(prefix))
+      .take(lookahead).map(_.getType).toVector
+    OwnStatementPrefixes.exists(prefix => leading.startsWith(prefix)) || isOwnAlterTable(leading)
   }
+
+  // ALTER TABLE, then a name of one or more dot-separated parts (any token may be a part:
+  // keywords are valid names), then the action keywords.
+  private def isOwnAlterTable(tokens: Vector[Int]): Boolean =
+    tokens.startsWith(Seq(ALTER, TABLE)) && tokens.length > 2 && {
+      var i = 3
+      while (i + 1 < tokens.length && tokens(i) == DOT) i += 2
+      val rest = tokens.drop(i)
+      OwnAlterTableActions.exists(action => rest.startsWith(action))
+    }
 
   private class ThrowingErrorListener(sqlText: String) extends BaseErrorListener {
     override def syntaxError(

@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.catalog.CatalogPlugin
 
 /**
  * The one place where delta-lifecycle reaches Spark members that are `private[sql]`
- * (session state, the catalog manager). It lives in Spark's package for that reason only;
+ * (session state, the catalog manager, the context's SparkConf). It lives in Spark's package for that reason only;
  * keep it small, and keep every such access here.
  */
 object SparkInternals {
@@ -26,6 +26,18 @@ object SparkInternals {
 
   def currentNamespace(spark: SparkSession): Array[String] =
     classic(spark).sessionState.catalogManager.currentNamespace
+
+  def sparkConf(spark: SparkSession, key: String): Option[String] = spark.sparkContext.conf.getOption(key)
+
+  /**
+   * Sets a static Spark configuration after the context started, if it is not set, and
+   * returns the value in force. Only for settings that are read lazily, when first needed.
+   */
+  def setSparkConfIfMissing(spark: SparkSession, key: String, value: String): Option[String] = {
+    val conf = spark.sparkContext.conf
+    conf.setIfMissing(key, value)
+    conf.getOption(key)
+  }
 
   /** Hadoop configuration including the session's `spark.hadoop.*` and SQL-level overrides. */
   def newHadoopConf(spark: SparkSession): Configuration = classic(spark).sessionState.newHadoopConf()

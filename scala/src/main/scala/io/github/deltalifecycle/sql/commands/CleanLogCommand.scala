@@ -1,0 +1,28 @@
+package io.github.deltalifecycle.sql.commands
+
+import java.util.concurrent.TimeUnit
+
+import io.github.deltalifecycle.core.TableLog
+import io.github.deltalifecycle.features.cleanup.LogCleanup
+import io.github.deltalifecycle.sql.LifecycleTableRef
+import io.github.deltalifecycle.sql.plans.CleanLog
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+
+/** Deletes expired log files under checkpoint protection, or (DRY RUN) lists them. */
+case class CleanLogCommand(table: LifecycleTableRef, retainHours: Option[Long], dryRun: Boolean)
+  extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = CleanLog.outputAttributes
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val log = TableLog.forPath(table.hadoopConf(spark), table.path)
+    val plan = LogCleanup.plan(log, retainHours.map(TimeUnit.HOURS.toMillis), System.currentTimeMillis())
+    if (!dryRun) LogCleanup.execute(log, plan)
+    val done = if (dryRun) "to delete" else "deleted"
+    plan.entries.map { e =>
+      Row(e.path.toString, e.kind, e.version, e.sizeInBytes, if (e.deleted) done else "kept", e.keptBecause.orNull)
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package io.github.deltalifecycle.sql.commands
+
+import io.github.deltalifecycle.core.TableLog
+import io.github.deltalifecycle.features.compaction.LogCompaction
+import io.github.deltalifecycle.sql.LifecycleTableRef
+import io.github.deltalifecycle.sql.plans.CompactLog
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+
+/** Writes one log compaction for a range of commits, or for the commits not yet covered. */
+case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long)]) extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = CompactLog.outputAttributes
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val log = TableLog.forPath(table.hadoopConf(spark), table.path)
+    val store = LogStore(spark)
+    val outcome = range match {
+      case Some((start, end)) => LogCompaction.compact(log, store, log.listing(), start, end)
+      case None => LogCompaction.compactPending(log, store)
+    }
+    Seq(Row(outcome.start, outcome.end, outcome.status.name, outcome.file.map(_.toString).orNull,
+      outcome.commits, outcome.actions, outcome.bytesWritten, outcome.inputBytes))
+  }
+}

@@ -1,0 +1,25 @@
+package io.github.deltalifecycle.sql.plans
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
+import org.apache.spark.sql.catalyst.plans.logical.LeafNode
+import org.apache.spark.sql.types._
+
+/** `ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]` as parsed. */
+case class CleanLog(table: Seq[String], retainHours: Option[Long], dryRun: Boolean) extends LeafNode {
+  override lazy val resolved: Boolean = false
+  override def output: Seq[Attribute] = CleanLog.outputAttributes
+}
+
+object CleanLog {
+  /** One row per expired log file: deleted, to be deleted (DRY RUN), or kept with the reason. */
+  val schema: StructType = StructType(Seq(
+    StructField("path", StringType, nullable = false),
+    StructField("kind", StringType, nullable = false),
+    StructField("version", LongType, nullable = false),
+    StructField("sizeInBytes", LongType, nullable = false),
+    StructField("action", StringType, nullable = false),
+    StructField("reason", StringType)))
+
+  def outputAttributes: Seq[Attribute] =
+    schema.fields.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)()).toSeq
+}
