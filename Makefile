@@ -68,6 +68,9 @@ bench: install
 	$(VENV_PY) -m pip install --quiet matplotlib
 	$(SBT) "lifecycle/Test/runMain io.github.deltalifecycle.bench.FoundationBenchmark 10000 5"
 	$(VENV_PY) bench/plot_foundation.py
+	$(SBT) "lifecycle/Test/runMain io.github.deltalifecycle.bench.CompactionBenchmark 5 100000 1000"
+	$(VENV_PY) bench/delta_rs_open.py
+	$(VENV_PY) bench/plot_compaction.py
 
 clean-jar:
 	rm -f $(BUNDLED_JAR_DIR)/*.jar

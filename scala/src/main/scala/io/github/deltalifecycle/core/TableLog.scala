@@ -73,10 +73,14 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
 
   /**
    * The protocol and metadata in force at `version`, without reconstructing the file state:
-   * only those two columns of the checkpoint and those two action types of the commits after
-   * it are read. Falls back to a full snapshot when the checkpoint cannot be read.
+   * from the version checksum when it has them, otherwise from only those two columns of the
+   * checkpoint and those two action types of the commits after it. Falls back to a full
+   * snapshot when the checkpoint cannot be read.
    */
   def protocolAndMetadataAt(version: Long, listing: LogListing): (Protocol, Metadata) = {
+    checksumAt(version, listing).filter(c => c.protocol != null && c.metadata != null).foreach { c =>
+      return (c.protocol, c.metadata)
+    }
     val segment = LogSegment.plan(listing, version)
     val wanted = Set("protocol", "metaData")
     try {

@@ -6,9 +6,8 @@ import java.nio.file.{Files, StandardCopyOption}
 import io.github.deltalifecycle.core.TableLog
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.{DeltaLog, DeltaOperations}
-import org.apache.spark.sql.delta.actions.{AddFile, CommitInfo}
+import org.apache.spark.sql.delta.actions.AddFile
 import org.apache.spark.sql.delta.storage.LogStore
-import org.apache.spark.sql.delta.util.FileNames
 
 import BenchSupport._
 
@@ -93,14 +92,7 @@ object FoundationBenchmark {
       template.copy(path = name, modificationTime = System.currentTimeMillis(), dataChange = true)
     }
     for (i <- 1 until commits - 1) {
-      val commitInfo = CommitInfo(
-        time = System.currentTimeMillis(), operation = "WRITE", inCommitTimestamp = None,
-        operationParameters = Map("mode" -> "\"Append\"", "partitionBy" -> "\"[]\""), // values are raw JSON
-        commandContext = Map.empty[String, String], readVersion = Some(i - 1L),
-        isolationLevel = Some("Serializable"), isBlindAppend = Some(true), operationMetrics = None,
-        userMetadata = None, tags = None, txnId = None, lastManifestCommit = None)
-      logStore.write(FileNames.unsafeDeltaFile(deltaLog.logPath, i),
-        Iterator(commitInfo.json, addCopy(i).json), overwrite = false, hadoopConf)
+      writeAppendCommit(logStore, deltaLog, hadoopConf, i, Seq(addCopy(i)))
       if (i % 1000 == 0) progress(s"wrote commit $i / ${commits - 1}")
     }
     for (v <- 100 until commits - 1 by 100) {
