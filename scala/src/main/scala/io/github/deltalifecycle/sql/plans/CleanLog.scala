@@ -1,13 +1,11 @@
 package io.github.deltalifecycle.sql.plans
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
-import org.apache.spark.sql.catalyst.plans.logical.LeafNode
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /** `ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]` as parsed. */
-case class CleanLog(table: Seq[String], retainHours: Option[Long], dryRun: Boolean) extends LeafNode {
-  override lazy val resolved: Boolean = false
-  override def output: Seq[Attribute] = CleanLog.outputAttributes
+case class CleanLog(table: Seq[String], retainHours: Option[Long], dryRun: Boolean) extends LifecycleStatement {
+  override protected def resultSchema: StructType = CleanLog.schema
 }
 
 object CleanLog {
@@ -20,6 +18,5 @@ object CleanLog {
     StructField("action", StringType, nullable = false),
     StructField("reason", StringType)))
 
-  def outputAttributes: Seq[Attribute] =
-    schema.fields.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)()).toSeq
+  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 }

@@ -1,16 +1,14 @@
 package io.github.deltalifecycle.sql.plans
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
-import org.apache.spark.sql.catalyst.plans.logical.LeafNode
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /**
  * `ALTER TABLE <table> COMPACT LOG [FROM VERSION x TO VERSION y]` as parsed; `range` is
  * None for "the commits since the last checkpoint or compaction".
  */
-case class CompactLog(table: Seq[String], range: Option[(Long, Long)]) extends LeafNode {
-  override lazy val resolved: Boolean = false
-  override def output: Seq[Attribute] = CompactLog.outputAttributes
+case class CompactLog(table: Seq[String], range: Option[(Long, Long)]) extends LifecycleStatement {
+  override protected def resultSchema: StructType = CompactLog.schema
 }
 
 object CompactLog {
@@ -24,6 +22,5 @@ object CompactLog {
     StructField("bytesWritten", LongType, nullable = false),
     StructField("inputBytes", LongType, nullable = false)))
 
-  def outputAttributes: Seq[Attribute] =
-    schema.fields.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)()).toSeq
+  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 }

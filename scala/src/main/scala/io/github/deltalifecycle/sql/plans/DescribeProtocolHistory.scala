@@ -1,7 +1,6 @@
 package io.github.deltalifecycle.sql.plans
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
-import org.apache.spark.sql.catalyst.plans.logical.LeafNode
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /**
@@ -9,9 +8,8 @@ import org.apache.spark.sql.types._
  * rule [[io.github.deltalifecycle.sql.analysis.ResolveLifecycleStatements]] turns it into
  * [[io.github.deltalifecycle.sql.commands.DescribeProtocolHistoryCommand]].
  */
-case class DescribeProtocolHistory(table: Seq[String]) extends LeafNode {
-  override lazy val resolved: Boolean = false
-  override def output: Seq[Attribute] = DescribeProtocolHistory.outputAttributes
+case class DescribeProtocolHistory(table: Seq[String]) extends LifecycleStatement {
+  override protected def resultSchema: StructType = DescribeProtocolHistory.schema
 }
 
 object DescribeProtocolHistory {
@@ -27,7 +25,5 @@ object DescribeProtocolHistory {
     StructField("compactions", ArrayType(StringType, containsNull = false), nullable = false),
     StructField("requireCheckpointProtectionBeforeVersion", LongType)))
 
-  /** Fresh attributes for the schema: each plan instance needs its own expression ids. */
-  def outputAttributes: Seq[Attribute] =
-    schema.fields.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)()).toSeq
+  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 }
