@@ -23,10 +23,18 @@ from delta_lifecycle.config import (
     spark_configuration,
 )
 from delta_lifecycle.errors import DeltaLifecycleError
-from delta_lifecycle.results import ProtocolVersion
+from delta_lifecycle.results import (
+    CleanedLogFile,
+    CleanupResult,
+    CompactionResult,
+    ProtocolVersion,
+)
 from delta_lifecycle.tables import LifecycleTable
 
 __all__ = [
+    "CleanedLogFile",
+    "CleanupResult",
+    "CompactionResult",
     "DeltaLifecycleError",
     "LifecycleTable",
     "ProtocolVersion",

@@ -38,6 +38,10 @@ __all__ = [
     "UnreadableCheckpointError",
     "InvalidProtocolError",
     "CorruptLogError",
+    "InvalidCompactionRangeError",
+    "CompactionConflictError",
+    "UnsupportedProtocolError",
+    "InvalidArgumentError",
     "convert_exception",
     "translate_errors",
 ]
@@ -123,6 +127,33 @@ class CorruptLogError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_CORRUPT_LOG"
 
 
+class InvalidCompactionRangeError(DeltaLifecycleError):
+    """``COMPACT LOG`` over fewer than two versions, past the latest version, or over
+    commits that are no longer in the log."""
+
+    CONDITION = "DELTA_LIFECYCLE_INVALID_COMPACTION_RANGE"
+
+
+class CompactionConflictError(DeltaLifecycleError):
+    """A damaged compaction file of the same name exists (delete it: readers ignore it), or
+    the range partly overlaps an existing compaction."""
+
+    CONDITION = "DELTA_LIFECYCLE_COMPACTION_CONFLICT"
+
+
+class UnsupportedProtocolError(DeltaLifecycleError):
+    """A version the operation would rewrite or delete uses a feature, or an action, that
+    this client does not support."""
+
+    CONDITION = "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL"
+
+
+class InvalidArgumentError(DeltaLifecycleError):
+    """An argument of a statement is out of range."""
+
+    CONDITION = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
+
+
 _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
     cls.CONDITION: cls
     for cls in (
@@ -134,6 +165,10 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         UnreadableCheckpointError,
         InvalidProtocolError,
         CorruptLogError,
+        InvalidCompactionRangeError,
+        CompactionConflictError,
+        UnsupportedProtocolError,
+        InvalidArgumentError,
     )
 }
 

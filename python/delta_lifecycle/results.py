@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Iterable, Optional, Tuple
 
 from pyspark.sql import Row
 
-__all__ = ["PROTOCOL_HISTORY_COLUMNS", "ProtocolVersion"]
+__all__ = [
+    "CLEANUP_COLUMNS",
+    "COMPACTION_COLUMNS",
+    "PROTOCOL_HISTORY_COLUMNS",
+    "CleanedLogFile",
+    "CleanupResult",
+    "CompactionResult",
+    "ProtocolVersion",
+]
 
 #: The columns of ``DESCRIBE PROTOCOL HISTORY``, in order.
 PROTOCOL_HISTORY_COLUMNS: Tuple[str, ...] = (
@@ -27,6 +35,41 @@ PROTOCOL_HISTORY_COLUMNS: Tuple[str, ...] = (
     "compactions",
     "requireCheckpointProtectionBeforeVersion",
 )
+
+
+#: The columns of ``ALTER TABLE … COMPACT LOG``, in order.
+COMPACTION_COLUMNS: Tuple[str, ...] = (
+    "startVersion",
+    "endVersion",
+    "status",
+    "file",
+    "commits",
+    "actions",
+    "bytesWritten",
+    "inputBytes",
+)
+
+#: The columns of ``ALTER TABLE … CLEAN LOG``, in order.
+CLEANUP_COLUMNS: Tuple[str, ...] = (
+    "path",
+    "kind",
+    "version",
+    "sizeInBytes",
+    "action",
+    "reason",
+)
+
+
+def _fields(row: Row, columns: Tuple[str, ...], statement: str) -> Dict[str, Any]:
+    fields = row.asDict(recursive=False)
+    missing = [c for c in columns if c not in fields]
+    if missing:
+        raise ValueError(
+            f"The row has no column {', '.join(missing)}; it is not a row of {statement}, "
+            "or the delta-lifecycle jar on the cluster does not match this Python package. "
+            f"Columns: {sorted(fields)}"
+        )
+    return fields
 
 
 def _optional_int(value: Any) -> Optional[int]:
@@ -103,14 +146,7 @@ class ProtocolVersion:
         >>> ProtocolVersion.from_row(rows[0]).version
         0
         """
-        fields = row.asDict(recursive=False)
-        missing = [c for c in PROTOCOL_HISTORY_COLUMNS if c not in fields]
-        if missing:
-            raise ValueError(
-                f"The row has no column {', '.join(missing)}; it is not a row of "
-                "DESCRIBE PROTOCOL HISTORY, or the delta-lifecycle jar on the cluster does "
-                f"not match this Python package. Columns: {sorted(fields)}"
-            )
+        fields = _fields(row, PROTOCOL_HISTORY_COLUMNS, "DESCRIBE PROTOCOL HISTORY")
         timestamp = fields["timestamp"]
         if timestamp is not None and not isinstance(timestamp, datetime):
             raise ValueError(f"timestamp is a {type(timestamp).__name__}, expected datetime")
@@ -128,3 +164,152 @@ class ProtocolVersion:
                 fields["requireCheckpointProtectionBeforeVersion"]
             ),
         )
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """What ``ALTER TABLE … COMPACT LOG`` did: its one result row.
+
+    Attributes
+    ----------
+    start_version, end_version:
+        The range of commits compacted (or considered, when nothing was written).
+    status:
+        ``"written"``: this call wrote the file; ``"exists"``: a complete compaction of
+        exactly this range was already there (another compactor won); ``"nothing-to-compact"``:
+        fewer than two commits to compact, or commits that change no table state.
+    file:
+        The ``<x>.<y>.compacted.json`` file, or ``None`` when there is none.
+    commits:
+        Commits in the range.
+    actions:
+        Actions written (0 unless ``status`` is ``"written"``).
+    bytes_written:
+        Size of the file written (0 unless ``status`` is ``"written"``).
+    input_bytes:
+        Total size of the commit files the compaction stands in for.
+
+    Example
+    -------
+    >>> result = LifecycleTable.for_path(spark, "/data/events").compact_log()
+    >>> result.status, result.start_version, result.end_version
+    ('written', 101, 110)
+    """
+
+    start_version: int
+    end_version: int
+    status: str
+    file: Optional[str]
+    commits: int
+    actions: int
+    bytes_written: int
+    input_bytes: int
+
+    @property
+    def written(self) -> bool:
+        """Whether this call wrote the compaction file."""
+        return self.status == "written"
+
+    @classmethod
+    def from_row(cls, row: Row) -> "CompactionResult":
+        """Build a :class:`CompactionResult` from the row ``COMPACT LOG`` returns."""
+        fields = _fields(row, COMPACTION_COLUMNS, "ALTER TABLE … COMPACT LOG")
+        return cls(
+            start_version=int(fields["startVersion"]),
+            end_version=int(fields["endVersion"]),
+            status=str(fields["status"]),
+            file=_optional_str(fields["file"]),
+            commits=int(fields["commits"]),
+            actions=int(fields["actions"]),
+            bytes_written=int(fields["bytesWritten"]),
+            input_bytes=int(fields["inputBytes"]),
+        )
+
+
+@dataclass(frozen=True)
+class CleanedLogFile:
+    """One expired log file that ``ALTER TABLE … CLEAN LOG`` deleted, would delete, or kept.
+
+    Attributes
+    ----------
+    path:
+        The file.
+    kind:
+        ``"commit"``, ``"checksum"``, ``"compaction"`` or ``"checkpoint"``.
+    version:
+        Its version (a compaction's start version).
+    size_in_bytes:
+        Its size.
+    action:
+        ``"deleted"``, ``"to delete"`` (dry run) or ``"kept"``.
+    reason:
+        Why the file was kept (checkpoint protection), else ``None``.
+    """
+
+    path: str
+    kind: str
+    version: int
+    size_in_bytes: int
+    action: str
+    reason: Optional[str]
+
+    @property
+    def deleted(self) -> bool:
+        """Whether the cleanup deletes the file (or, in a dry run, would)."""
+        return self.action != "kept"
+
+    @classmethod
+    def from_row(cls, row: Row) -> "CleanedLogFile":
+        """Build a :class:`CleanedLogFile` from one row ``CLEAN LOG`` returns."""
+        fields = _fields(row, CLEANUP_COLUMNS, "ALTER TABLE … CLEAN LOG")
+        return cls(
+            path=str(fields["path"]),
+            kind=str(fields["kind"]),
+            version=int(fields["version"]),
+            size_in_bytes=int(fields["sizeInBytes"]),
+            action=str(fields["action"]),
+            reason=_optional_str(fields["reason"]),
+        )
+
+
+@dataclass(frozen=True)
+class CleanupResult:
+    """What ``ALTER TABLE … CLEAN LOG`` did, or (``dry_run``) would do.
+
+    Attributes
+    ----------
+    dry_run:
+        ``True`` when nothing was deleted and ``files`` is the plan.
+    files:
+        Every expired log file, in deletion order (commits, checksums, compactions,
+        checkpoints), including those checkpoint protection keeps.
+
+    Example
+    -------
+    >>> plan = LifecycleTable.for_path(spark, "/data/events").clean_log(168, dry_run=True)
+    >>> len(plan.deleted), plan.bytes_deleted, [f.reason for f in plan.kept]
+    (42, 81234, [])
+    """
+
+    dry_run: bool
+    files: Tuple[CleanedLogFile, ...]
+
+    @property
+    def deleted(self) -> Tuple[CleanedLogFile, ...]:
+        """The files deleted (in a dry run: the files that would be deleted)."""
+        return tuple(f for f in self.files if f.deleted)
+
+    @property
+    def kept(self) -> Tuple[CleanedLogFile, ...]:
+        """Expired files kept, each with its ``reason``."""
+        return tuple(f for f in self.files if not f.deleted)
+
+    @property
+    def bytes_deleted(self) -> int:
+        """Total size of :attr:`deleted`."""
+        return sum(f.size_in_bytes for f in self.deleted)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Row], dry_run: bool) -> "CleanupResult":
+        """Build a :class:`CleanupResult` from the rows ``CLEAN LOG`` returns."""
+        return cls(dry_run=dry_run, files=tuple(CleanedLogFile.from_row(r) for r in rows))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
 from delta_lifecycle.errors import translate_errors
-from delta_lifecycle.results import ProtocolVersion
+from delta_lifecycle.results import CleanupResult, CompactionResult, ProtocolVersion
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -134,5 +134,85 @@ class LifecycleTable:
             rows = self._sql(f"DESCRIBE PROTOCOL HISTORY {self._identifier}").collect()
         return [ProtocolVersion.from_row(row) for row in rows]
 
+    def compact_log(
+        self, start: Optional[int] = None, end: Optional[int] = None
+    ) -> CompactionResult:
+        """Write one log compaction, ``_delta_log/<start>.<end>.compacted.json``.
+
+        Runs ``ALTER TABLE <table> COMPACT LOG [FROM VERSION start TO VERSION end]``. The
+        file holds the reconciled actions of commits ``start`` to ``end``; delta-spark and
+        this project read it instead of those commits, other clients ignore it. Without a
+        range, the commits since the last checkpoint or compaction are compacted. The file
+        is written once (put-if-absent) and never overwritten.
+
+        :param start: first version of the range; give both ``start`` and ``end`` or neither.
+        :param end: last version of the range (greater than ``start``).
+        :return: what was written, see :class:`~delta_lifecycle.results.CompactionResult`.
+        :raises ValueError: only one of ``start`` and ``end``, or a negative version.
+        :raises delta_lifecycle.errors.InvalidCompactionRangeError: a range of fewer than two
+            versions, past the latest version, or over commits no longer in the log.
+        :raises delta_lifecycle.errors.CompactionConflictError: a damaged file of that name
+            exists, or the range partly overlaps an existing compaction.
+        :raises delta_lifecycle.errors.UnsupportedProtocolError: the range uses a feature
+            this client does not support.
+
+        Example::
+
+            table = LifecycleTable.for_path(spark, "/data/events")
+            table.compact_log()              # the commits since the last checkpoint
+            table.compact_log(101, 110)      # an explicit range
+        """
+        if (start is None) != (end is None):
+            raise ValueError("Give both start and end, or neither")
+        statement = f"ALTER TABLE {self._identifier} COMPACT LOG"
+        if start is not None and end is not None:
+            statement += f" FROM VERSION {_non_negative(start, 'start')}"
+            statement += f" TO VERSION {_non_negative(end, 'end')}"
+        with translate_errors():
+            rows = self._sql(statement).collect()
+        return CompactionResult.from_row(rows[0])
+
+    def clean_log(self, retain_hours: Optional[int] = None, dry_run: bool = False) -> CleanupResult:
+        """Delete expired log files, under the Checkpoint Protection RFC's rules.
+
+        Runs ``ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]``: commits, version
+        checksums and checkpoints before the newest checkpoint older than the retention
+        go, with compactions that start at or before it. On tables with
+        ``checkpointProtection``, checkpoints before
+        ``delta.requireCheckpointProtectionBeforeVersion`` stay unless the cleanup reaches
+        that version in one pass; the kept files come back with a reason.
+
+        :param retain_hours: keep this many hours of history; ``None`` uses the table's
+            ``delta.logRetentionDuration`` (30 days by default).
+        :param dry_run: return the plan and delete nothing.
+        :return: every expired file and what happened to it, see
+            :class:`~delta_lifecycle.results.CleanupResult`.
+        :raises ValueError: a negative or non-integer ``retain_hours``.
+
+        Example::
+
+            table = LifecycleTable.for_name(spark, "sales.events")
+            plan = table.clean_log(retain_hours=168, dry_run=True)
+            print(len(plan.deleted), plan.bytes_deleted)
+            table.clean_log(retain_hours=168)
+        """
+        statement = f"ALTER TABLE {self._identifier} CLEAN LOG"
+        if retain_hours is not None:
+            statement += f" RETAIN {_non_negative(retain_hours, 'retain_hours')} HOURS"
+        if dry_run:
+            statement += " DRY RUN"
+        with translate_errors():
+            rows = self._sql(statement).collect()
+        return CleanupResult.from_rows(rows, dry_run=dry_run)
+
     def __repr__(self) -> str:
         return f"LifecycleTable({self._identifier})"
+
+
+def _non_negative(value: int, name: str) -> int:
+    # bool is an int subclass; True would otherwise become "1".
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, got {value}")
+    return value
