@@ -41,6 +41,7 @@ __all__ = [
     "InvalidCompactionRangeError",
     "CompactionConflictError",
     "UnsupportedProtocolError",
+    "ConcurrentCommitError",
     "InvalidArgumentError",
     "convert_exception",
     "translate_errors",
@@ -148,6 +149,13 @@ class UnsupportedProtocolError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL"
 
 
+class ConcurrentCommitError(DeltaLifecycleError):
+    """Another writer committed the version this operation meant to write; nothing was
+    written, and running the operation again starts from the new latest version."""
+
+    CONDITION = "DELTA_LIFECYCLE_CONCURRENT_COMMIT"
+
+
 class InvalidArgumentError(DeltaLifecycleError):
     """An argument of a statement is out of range."""
 
@@ -168,6 +176,7 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         InvalidCompactionRangeError,
         CompactionConflictError,
         UnsupportedProtocolError,
+        ConcurrentCommitError,
         InvalidArgumentError,
     )
 }

@@ -89,4 +89,9 @@ object LifecycleErrors {
 
   def invalidArgument(what: String): DeltaLifecycleException =
     new DeltaLifecycleException("DELTA_LIFECYCLE_INVALID_ARGUMENT", what)
+
+  def concurrentCommit(table: String, version: Long): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_CONCURRENT_COMMIT",
+      s"Another writer committed version $version of $table first; nothing was written. " +
+        "Run the command again: it starts from the new latest version.")
 }

@@ -1,7 +1,5 @@
 package io.github.deltalifecycle.features.compaction
 
-import java.nio.file.FileAlreadyExistsException
-
 import scala.collection.mutable
 import scala.util.control.NonFatal
 
@@ -98,7 +96,7 @@ object LogCompaction extends Logging {
 
     try store.write(target, lines.iterator, overwrite = false, log.hadoopConf)
     catch {
-      case NonFatal(e) if isAlreadyExists(e) =>
+      case NonFatal(e) if LogCommitter.alreadyExists(e) =>
         return alreadyThere(log, target, start, end, log.fs.getFileStatus(target).getLen)
     }
     val written = log.fs.getFileStatus(target).getLen
@@ -196,12 +194,5 @@ object LogCompaction extends Logging {
       removes.values().forEach(l => out += l)
       out.result()
     }
-  }
-
-  /** Whether `e` (or its cause) says the file is already there; LogStores differ in which type they throw. */
-  private def isAlreadyExists(e: Throwable): Boolean = e match {
-    case null => false
-    case _: FileAlreadyExistsException | _: org.apache.hadoop.fs.FileAlreadyExistsException => true
-    case NonFatal(other) => isAlreadyExists(other.getCause)
   }
 }

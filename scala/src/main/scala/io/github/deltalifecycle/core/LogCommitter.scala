@@ -1,0 +1,82 @@
+package io.github.deltalifecycle.core
+
+import java.nio.file.FileAlreadyExistsException
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.delta.DeltaConfigs
+import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protocol}
+import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.delta.util.JsonUtils
+
+/**
+ * Commits protocol and metadata actions to a table's log without delta-spark's
+ * transactions, for the changes delta-spark refuses to make itself (protocols naming
+ * features outside its registry, protocol downgrades with checkpoint protection). The
+ * commit is a put-if-absent of `<readVersion + 1>.json` through delta-spark's LogStore, so
+ * a concurrent writer that took the version first wins and this commit fails with
+ * `DELTA_LIFECYCLE_CONCURRENT_COMMIT`, changing nothing.
+ */
+object LogCommitter {
+  val EngineName = "delta-lifecycle"
+
+  /**
+   * Writes `actions` as version `readVersion + 1` and returns that version. `operation` and
+   * `parameters` go to `commitInfo`, encoded as delta-spark encodes them (so DESCRIBE
+   * HISTORY reads them). When in-commit timestamps are enabled at the new version, `commitInfo`
+   * comes first and carries a timestamp later than the previous commit's.
+   */
+  def commit(
+      log: TableLog,
+      store: LogStore,
+      readVersion: Long,
+      actions: Seq[Action],
+      operation: String,
+      parameters: Map[String, Any]): Long = {
+    require(!actions.exists(_.isInstanceOf[CommitInfo]), "commitInfo is written by the committer")
+    require(actions.count(_.isInstanceOf[Protocol]) <= 1 && actions.count(_.isInstanceOf[Metadata]) <= 1,
+      "a commit holds at most one protocol and one metaData action")
+    val listing = log.listing()
+    val version = readVersion + 1
+    if (listing.latestVersion != readVersion) throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
+    val (_, metadataBefore) = log.protocolAndMetadataAt(readVersion, listing)
+    val metadata = actions.collectFirst { case m: Metadata => m }.getOrElse(metadataBefore)
+    val now = System.currentTimeMillis()
+    val inCommitTimestamp =
+      if (!DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.fromMetaData(metadata)) None
+      else Some(math.max(now, previousInCommitTimestamp(log, listing, readVersion).map(_ + 1).getOrElse(now)))
+    val commitInfo = CommitInfo(
+      time = inCommitTimestamp.getOrElse(now), operation = operation, inCommitTimestamp = inCommitTimestamp,
+      operationParameters = parameters.map { case (k, v) => k -> jsonParameter(v) },
+      commandContext = Map("engine" -> EngineName), readVersion = Some(readVersion),
+      isolationLevel = Some("Serializable"), isBlindAppend = Some(false), operationMetrics = None,
+      userMetadata = None, tags = None, txnId = Some(java.util.UUID.randomUUID().toString),
+      lastManifestCommit = None)
+    val target = new Path(log.logPath, LogFiles.commitFileName(version))
+    try store.write(target, (commitInfo +: actions).iterator.map(_.json), overwrite = false, log.hadoopConf)
+    catch {
+      case NonFatal(e) if alreadyExists(e) => throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
+    }
+    version
+  }
+
+  // delta-spark stores each parameter as JSON; maps and lists as a JSON string of their JSON.
+  private def jsonParameter(value: Any): String = value match {
+    case _: scala.collection.Map[_, _] | _: Iterable[_] => JsonUtils.toJson(JsonUtils.toJson(value))
+    case other => JsonUtils.toJson(other)
+  }
+
+  private def previousInCommitTimestamp(log: TableLog, listing: LogListing, version: Long): Option[Long] =
+    listing.commit(version).flatMap { c =>
+      ActionReader.readJsonSelected(log.readFs, c.status, Set("commitInfo"))
+        .collectFirst { case ci: CommitInfo => ci.inCommitTimestamp }.flatten
+    }
+
+  /** LogStores differ in which exception says "already there". */
+  def alreadyExists(e: Throwable): Boolean = e match {
+    case null => false
+    case _: FileAlreadyExistsException | _: org.apache.hadoop.fs.FileAlreadyExistsException => true
+    case other => alreadyExists(other.getCause)
+  }
+}
