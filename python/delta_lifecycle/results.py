@@ -212,7 +212,15 @@ class CompactionResult:
 
     @classmethod
     def from_row(cls, row: Row) -> "CompactionResult":
-        """Build a :class:`CompactionResult` from the row ``COMPACT LOG`` returns."""
+        """Build a :class:`CompactionResult` from the row ``COMPACT LOG`` returns.
+
+        Raises ``ValueError`` when the row lacks one of the statement's columns, which
+        means the jar on the JVM does not match this Python package.
+
+        >>> rows = spark.sql("ALTER TABLE delta.`/data/events` COMPACT LOG").collect()
+        >>> CompactionResult.from_row(rows[0]).status
+        'written'
+        """
         fields = _fields(row, COMPACTION_COLUMNS, "ALTER TABLE … COMPACT LOG")
         return cls(
             start_version=int(fields["startVersion"]),
@@ -244,6 +252,12 @@ class CleanedLogFile:
         ``"deleted"``, ``"to delete"`` (dry run) or ``"kept"``.
     reason:
         Why the file was kept (checkpoint protection), else ``None``.
+
+    Example
+    -------
+    >>> plan = LifecycleTable.for_path(spark, "/data/events").clean_log(24, dry_run=True)
+    >>> [(f.kind, f.version, f.action) for f in plan.files][:2]
+    [('commit', 0, 'to delete'), ('commit', 1, 'to delete')]
     """
 
     path: str
@@ -260,7 +274,14 @@ class CleanedLogFile:
 
     @classmethod
     def from_row(cls, row: Row) -> "CleanedLogFile":
-        """Build a :class:`CleanedLogFile` from one row ``CLEAN LOG`` returns."""
+        """Build a :class:`CleanedLogFile` from one row ``CLEAN LOG`` returns.
+
+        Raises ``ValueError`` when the row lacks one of the statement's columns.
+
+        >>> rows = spark.sql("ALTER TABLE delta.`/data/events` CLEAN LOG DRY RUN").collect()
+        >>> CleanedLogFile.from_row(rows[0]).kind
+        'commit'
+        """
         fields = _fields(row, CLEANUP_COLUMNS, "ALTER TABLE … CLEAN LOG")
         return cls(
             path=str(fields["path"]),
@@ -311,5 +332,13 @@ class CleanupResult:
 
     @classmethod
     def from_rows(cls, rows: Iterable[Row], dry_run: bool) -> "CleanupResult":
-        """Build a :class:`CleanupResult` from the rows ``CLEAN LOG`` returns."""
+        """Build a :class:`CleanupResult` from the rows ``CLEAN LOG`` returns.
+
+        ``dry_run`` says whether the statement had ``DRY RUN``; the rows alone cannot tell
+        when there are none.
+
+        >>> sql = "ALTER TABLE delta.`/data/events` CLEAN LOG RETAIN 24 HOURS DRY RUN"
+        >>> CleanupResult.from_rows(spark.sql(sql).collect(), dry_run=True).dry_run
+        True
+        """
         return cls(dry_run=dry_run, files=tuple(CleanedLogFile.from_row(r) for r in rows))

@@ -148,13 +148,16 @@ class LifecycleTable:
         :param start: first version of the range; give both ``start`` and ``end`` or neither.
         :param end: last version of the range (greater than ``start``).
         :return: what was written, see :class:`~delta_lifecycle.results.CompactionResult`.
-        :raises ValueError: only one of ``start`` and ``end``, or a negative version.
+        :raises ValueError: only one of ``start`` and ``end``, or a negative or non-integer
+            version; raised before any SQL runs.
         :raises delta_lifecycle.errors.InvalidCompactionRangeError: a range of fewer than two
             versions, past the latest version, or over commits no longer in the log.
         :raises delta_lifecycle.errors.CompactionConflictError: a damaged file of that name
             exists, or the range partly overlaps an existing compaction.
         :raises delta_lifecycle.errors.UnsupportedProtocolError: the range uses a feature
             this client does not support.
+        :raises delta_lifecycle.errors.DeltaLifecycleError: the table cannot be resolved or
+            its log cannot be read (see the subclasses in :mod:`delta_lifecycle.errors`).
 
         Example::
 
@@ -187,7 +190,12 @@ class LifecycleTable:
         :param dry_run: return the plan and delete nothing.
         :return: every expired file and what happened to it, see
             :class:`~delta_lifecycle.results.CleanupResult`.
-        :raises ValueError: a negative or non-integer ``retain_hours``.
+        :raises ValueError: a negative or non-integer ``retain_hours``; raised before any
+            SQL runs.
+        :raises delta_lifecycle.errors.InvalidArgumentError: the table's
+            ``delta.logRetentionDuration`` is negative.
+        :raises delta_lifecycle.errors.DeltaLifecycleError: the table cannot be resolved or
+            its log cannot be read (see the subclasses in :mod:`delta_lifecycle.errors`).
 
         Example::
 
