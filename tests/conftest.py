@@ -6,11 +6,14 @@ Starting Spark costs tens of seconds on a small machine, so each module gets one
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
-from typing import Dict, Iterator
+from typing import Any, Dict, Iterator, Sequence
 
 import pytest
 
@@ -66,3 +69,49 @@ def copy_testdata(name: str, destination: Path) -> Path:
     target = destination / name.replace("/", "__")
     shutil.copytree(source, target)
     return target
+
+
+#: The start of every stock-reader script: a local session with delta-spark only (no
+#: delta-lifecycle) as ``spark``, built from the JSON Spark settings in the last argument,
+#: and ``emit(result)``, which prints the script's result for :func:`run_stock_script`.
+STOCK_SESSION_PREAMBLE = textwrap.dedent(
+    """
+    import json, sys
+    from delta import configure_spark_with_delta_pip
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master("local[1]")
+    for k, v in json.loads(sys.argv[-1]).items():
+        builder = builder.config(k, v)
+    builder = (
+        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+    )
+    spark = configure_spark_with_delta_pip(builder).getOrCreate()
+
+    def emit(result):
+        result["extensions"] = spark.conf.get("spark.sql.extensions")
+        print("RESULT " + json.dumps(result))
+    """
+)
+
+
+def run_stock_script(body: str, args: Sequence[str], workdir: Path) -> Dict[str, Any]:
+    """Run ``body`` after :data:`STOCK_SESSION_PREAMBLE` in a subprocess with ``args`` (then
+    :data:`SESSION_CONF`), check that its session did not load this extension, and return
+    what it emitted."""
+    script = workdir / "stock_reader.py"
+    script.write_text(STOCK_SESSION_PREAMBLE + textwrap.dedent(body))
+    run = subprocess.run(
+        [sys.executable, str(script), *args, json.dumps(SESSION_CONF)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
+    result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
+    assert "DeltaLifecycle" not in result["extensions"]
+    return result

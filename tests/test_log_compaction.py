@@ -12,9 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
-import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +22,7 @@ from deltalake import DeltaTable
 from pyspark.errors import PySparkException
 from pyspark.sql import Row, SparkSession
 
-from conftest import SESSION_CONF
+from conftest import run_stock_script
 from deltalog import local_path
 from delta_lifecycle import CleanupResult, CompactionResult, LifecycleTable, errors
 from delta_lifecycle.errors import (
@@ -244,24 +241,11 @@ def without_compactions(
     return copies
 
 
-STOCK_READER = textwrap.dedent(
-    """
-    import json, sys
-    from delta import configure_spark_with_delta_pip
+STOCK_READER = """
     from delta.tables import DeltaTable
-    from pyspark.sql import SparkSession
 
-    paths, conf = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in conf.items():
-        builder = builder.config(k, v)
-    builder = (
-        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    )
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
-    out = {"extensions": spark.conf.get("spark.sql.extensions")}
+    paths = json.loads(sys.argv[1])
+    out = {}
     for use in ("true", "false"):
         spark.conf.set("spark.databricks.delta.deltaLog.minorCompaction.useForReads", use)
         spark.sparkContext._jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()
@@ -272,10 +256,9 @@ STOCK_READER = textwrap.dedent(
             }
             for p in paths
         }
-    print("RESULT " + json.dumps(out))
+    emit(out)
     spark.stop()
-    """
-)
+"""
 
 #: What stock delta-spark read: by ``useForReads`` setting ("true"/"false"), then by path,
 #: then "rows" and "version".
@@ -293,24 +276,9 @@ def stock(
     """Every table of this module, read by stock delta-spark in one subprocess session that
     does not load the extension, once with compactions used for reads and once without."""
     paths = [compacted.path, policy.path, cleaned.path, *without_compactions.values()]
-    script = tmp_path_factory.mktemp("stock") / "stock_reader.py"
-    script.write_text(STOCK_READER)
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(script),
-            json.dumps([str(p) for p in paths]),
-            json.dumps(SESSION_CONF),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    result = run_stock_script(
+        STOCK_READER, [json.dumps([str(p) for p in paths])], tmp_path_factory.mktemp("stock")
     )
-    assert run.returncode == 0, run.stderr[-4000:]
-    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
-    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
-    result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
-    assert "DeltaLifecycle" not in result["extensions"]
     return {"true": result["true"], "false": result["false"]}
 
 

@@ -8,18 +8,15 @@ independent readers (stock delta-spark in a subprocess, the ``deltalake`` packag
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import List
 
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, TableFeatures, write_deltalake
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF, copy_testdata
+from conftest import copy_testdata, run_stock_script
 from deltalog import assert_history_matches_log, local_path, read_log
 from delta_lifecycle import LifecycleTable, ProtocolVersion
 from delta_lifecycle.results import PROTOCOL_HISTORY_COLUMNS
@@ -166,22 +163,8 @@ def test_by_catalog_name(spark: SparkSession) -> None:
             assert LifecycleTable.for_name(spark, name).protocol_history() == expected, name
 
 
-STOCK_READER = textwrap.dedent(
-    """
-    import json, sys
-    from delta import configure_spark_with_delta_pip
-    from pyspark.sql import SparkSession
-
-    path, conf = sys.argv[1], json.loads(sys.argv[2])
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in conf.items():
-        builder = builder.config(k, v)
-    builder = (
-        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    )
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
+STOCK_READER = """
+    path = sys.argv[1]
     quoted = "delta.`" + path.replace("`", "``") + "`"
     try:
         spark.sql("DESCRIBE PROTOCOL HISTORY " + quoted).collect()
@@ -190,18 +173,16 @@ STOCK_READER = textwrap.dedent(
         ours = type(e).__name__
     detail = spark.sql("DESCRIBE DETAIL " + quoted).collect()[0]
     history = spark.sql("DESCRIBE HISTORY " + quoted).collect()
-    print("RESULT " + json.dumps({
-        "extensions": spark.conf.get("spark.sql.extensions"),
+    emit({
         "ours": ours,
         "rows": sorted(list(r) for r in spark.read.format("delta").load(path).collect()),
         "minReaderVersion": detail["minReaderVersion"],
         "minWriterVersion": detail["minWriterVersion"],
         "tableFeatures": sorted(detail["tableFeatures"]),
         "operations": sorted([r["version"], r["operation"]] for r in history),
-    }))
+    })
     spark.stop()
-    """
-)
+"""
 
 
 def test_stock_delta_spark_reads_the_same(
@@ -209,20 +190,7 @@ def test_stock_delta_spark_reads_the_same(
 ) -> None:
     """A session without this extension (stock delta-spark, in a subprocess) reads the same
     rows, the same latest protocol and the same operations, and cannot run our statement."""
-    script = tmp_path / "stock_reader.py"
-    script.write_text(STOCK_READER)
-    run = subprocess.run(
-        [sys.executable, str(script), str(evolving), json.dumps(SESSION_CONF)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-4000:]
-    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
-    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
-    stock: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
-
-    assert "DeltaLifecycle" not in stock["extensions"]
+    stock = run_stock_script(STOCK_READER, [str(evolving)], tmp_path)
     assert stock["ours"] != "ran", "the stock session ran DESCRIBE PROTOCOL HISTORY"
 
     ours = sorted(list(r) for r in spark.read.format("delta").load(str(evolving)).collect())
