@@ -94,4 +94,43 @@ object LifecycleErrors {
     new DeltaLifecycleException("DELTA_LIFECYCLE_CONCURRENT_COMMIT",
       s"Another writer committed version $version of $table first; nothing was written. " +
         "Run the command again: it starts from the new latest version.")
+
+  def unknownFeature(name: String, droppable: Seq[String]): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_UNKNOWN_FEATURE",
+      s"'$name' is not a table feature that DROP FEATURE can remove. Droppable features: " +
+        droppable.mkString(", ") + ".")
+
+  def featureNotPresent(name: String, table: String, version: Long): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_FEATURE_NOT_PRESENT",
+      s"The protocol of $table at version $version does not name '$name'; there is nothing to drop. " +
+        "DESCRIBE DETAIL shows the table's features.")
+
+  def dependentFeatures(name: String, dependents: Seq[String]): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_DEPENDENT_FEATURE",
+      s"Cannot drop '$name': ${dependents.mkString(", ")} ${if (dependents.size == 1) "depends" else "depend"} on it. " +
+        s"Drop ${dependents.mkString(" and ")} first.")
+
+  def featureInUse(name: String, detail: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_FEATURE_IN_USE", s"Cannot drop '$name': $detail")
+
+  def featureTracesRemain(name: String, version: Long): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN",
+      s"Version $version of the table still uses '$name' after the rewrite (another writer may have " +
+        "re-enabled it). Nothing was downgraded; run DROP FEATURE again.")
+
+  def truncateHistoryRequired(name: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_TRUNCATE_HISTORY_REQUIRED",
+      s"'$name' can only be dropped by removing the history it protects: run ALTER TABLE ... DROP FEATURE $name TRUNCATE HISTORY.")
+
+  def truncateHistoryNotApplicable(name: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_INVALID_ARGUMENT",
+      s"'$name' is a writer feature that leaves no traces readers depend on, so there is no history to truncate. " +
+        s"Run DROP FEATURE $name without TRUNCATE HISTORY.")
+
+  def waitForRetention(name: String, why: String, readyAtMillis: Long, retention: String, command: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_DROP_FEATURE_WAIT",
+      s"'$name' is prepared for removal, but $why. History is truncated after " +
+        s"delta.dropFeatureTruncateHistory.retentionDuration ($retention). " +
+        s"Run `$command` again after ${java.time.Instant.ofEpochMilli(readyAtMillis)}. " +
+        "Until then the feature stays in the protocol and the table works as before.")
 }

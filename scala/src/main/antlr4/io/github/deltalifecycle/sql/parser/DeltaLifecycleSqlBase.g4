@@ -16,6 +16,14 @@ statement
         (FROM VERSION fromVersion=INTEGER_VALUE TO VERSION toVersion=INTEGER_VALUE)?   #compactLog
     | ALTER TABLE table=tableName CLEAN LOG
         (RETAIN retainHours=INTEGER_VALUE HOURS)? (DRY RUN)?               #cleanLog
+    | ALTER TABLE table=tableName DROP FEATURE feature=featureName
+        (TRUNCATE HISTORY)? (DRY RUN)?                                     #dropFeature
+    ;
+
+// Feature names may contain '-' (typeWidening-preview); a quoted string works too.
+featureName
+    : identifier (MINUS identifier)*
+    | STRING
     ;
 
 // A catalog name (t, db.t, catalog.db.t) or a path table: delta.`/path/to/table`.
@@ -31,7 +39,7 @@ identifier
 
 nonReserved
     : DESCRIBE | PROTOCOL | HISTORY | ALTER | TABLE | COMPACT | CLEAN | LOG | FROM | TO | VERSION
-    | RETAIN | HOURS | DRY | RUN
+    | RETAIN | HOURS | DRY | RUN | DROP | FEATURE | TRUNCATE
     ;
 
 DESCRIBE: 'DESCRIBE' | 'DESC';
@@ -49,9 +57,14 @@ RETAIN: 'RETAIN';
 HOURS: 'HOURS';
 DRY: 'DRY';
 RUN: 'RUN';
+DROP: 'DROP';
+FEATURE: 'FEATURE';
+TRUNCATE: 'TRUNCATE';
 
 DOT: '.';
 SEMICOLON: ';';
+MINUS: '-';
+STRING: '\'' (~['\\] | '\\' .)* '\'' | '"' (~["\\] | '\\' .)* '"';
 
 // Before IDENTIFIER: a run of digits is a number, not a name.
 INTEGER_VALUE: [0-9]+;

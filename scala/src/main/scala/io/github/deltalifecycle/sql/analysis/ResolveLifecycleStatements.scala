@@ -1,8 +1,8 @@
 package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.sql.LifecycleTableRef
-import io.github.deltalifecycle.sql.commands.{CleanLogCommand, CompactLogCommand, DescribeProtocolHistoryCommand}
-import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory}
+import io.github.deltalifecycle.sql.commands.{CleanLogCommand, CompactLogCommand, DescribeProtocolHistoryCommand, DropFeatureCommand}
+import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory, DropFeature}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -16,5 +16,7 @@ case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalP
       CompactLogCommand(LifecycleTableRef.resolve(spark, table), range)
     case CleanLog(table, retainHours, dryRun) =>
       CleanLogCommand(LifecycleTableRef.resolve(spark, table), retainHours, dryRun)
+    case DropFeature(table, feature, truncateHistory, dryRun) =>
+      DropFeatureCommand(LifecycleTableRef.resolve(spark, table), feature, truncateHistory, dryRun)
   }
 }

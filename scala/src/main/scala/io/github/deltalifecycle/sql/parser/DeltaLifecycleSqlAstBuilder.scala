@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.parser
 
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory}
+import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory, DropFeature}
 import org.antlr.v4.runtime.Token
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
@@ -26,6 +26,16 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
 
   override def visitCleanLog(ctx: CleanLogContext): LogicalPlan =
     CleanLog(tableName(ctx.table), Option(ctx.retainHours).map(number), dryRun = ctx.DRY() != null)
+
+  override def visitDropFeature(ctx: DropFeatureContext): LogicalPlan =
+    DropFeature(tableName(ctx.table), featureName(ctx.feature),
+      truncateHistory = ctx.TRUNCATE() != null, dryRun = ctx.DRY() != null)
+
+  private def featureName(ctx: FeatureNameContext): String =
+    if (ctx.STRING() != null) {
+      val quoted = ctx.STRING().getText
+      quoted.substring(1, quoted.length - 1).replaceAll("""\\(.)""", "$1")
+    } else ctx.identifier().asScala.map(identifier).mkString("-")
 
   /** A non-negative integer literal; one that does not fit a long is a parse error, not an overflow. */
   private def number(token: Token): Long = token.getText.toLongOption.getOrElse {

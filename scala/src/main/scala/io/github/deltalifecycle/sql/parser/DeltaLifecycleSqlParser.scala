@@ -59,7 +59,8 @@ object DeltaLifecycleSqlParser {
   /** The keywords after `ALTER TABLE <name>` that make an ALTER TABLE statement this project's. */
   val OwnAlterTableActions: Seq[Seq[Int]] = Seq(
     Seq(COMPACT, LOG),
-    Seq(CLEAN, LOG))
+    Seq(CLEAN, LOG),
+    Seq(DROP, FEATURE))
 
   private val lookahead = 64
 

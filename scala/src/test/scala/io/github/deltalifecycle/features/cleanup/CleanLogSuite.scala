@@ -3,14 +3,17 @@ package io.github.deltalifecycle.features.cleanup
 import java.io.File
 import java.nio.charset.StandardCharsets
 import java.nio.file.Files
-import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
 
 import io.github.deltalifecycle.LifecycleSparkSession
+import io.github.deltalifecycle.LogTestFiles._
 import io.github.deltalifecycle.core.TableLog
 import org.apache.spark.sql.Row
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.DeltaLog
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import org.apache.spark.sql.delta.commands.AlterTableDropFeatureDeltaCommand
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -19,19 +22,6 @@ import org.scalatest.funsuite.AnyFunSuite
  * delta-spark dropped with its own checkpoint-protected DROP FEATURE.
  */
 class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
-
-  private def logDir(path: String) = new File(path, "_delta_log")
-  private def logNames(path: String): Set[String] = logDir(path).list().filterNot(_.startsWith(".")).toSet
-  private def name(v: Long, suffix: String) = f"$v%020d.$suffix"
-
-  /** Makes every log file of versions up to `through` look `hours` old (commit order kept). */
-  private def age(path: String, through: Long, hours: Long): Unit = {
-    val base = System.currentTimeMillis() - TimeUnit.HOURS.toMillis(hours)
-    logDir(path).listFiles().filter(_.getName.matches("""\d{20}\..*""")).foreach { f =>
-      val v = f.getName.take(20).toLong
-      if (v <= through) assert(f.setLastModified(base + v * 1000))
-    }
-  }
 
   private def clean(path: String, options: String): Seq[Row] =
     spark.sql(s"ALTER TABLE delta.`$path` CLEAN LOG $options").collect().toSeq
@@ -82,7 +72,8 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
       "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.checkpointInterval' = '3')")
     (0 until 5).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i), (${i + 100})"))
     spark.sql(s"DELETE FROM delta.`$path` WHERE id = 2")
-    spark.sql(s"ALTER TABLE delta.`$path` DROP FEATURE deletionVectors")
+    // delta-spark's own command, not this project's (which owns the SQL statement).
+    AlterTableDropFeatureDeltaCommand(DeltaTableV2(spark, new Path(path)), "deletionVectors").run(spark)
     val snapshot = TableLog.forPath(spark.sessionState.newHadoopConf(), path).latestSnapshot()
     val boundary = LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata)
     assert(boundary.isDefined, "delta-spark's DROP FEATURE should have added checkpointProtection")

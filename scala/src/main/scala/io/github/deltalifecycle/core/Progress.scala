@@ -1,0 +1,27 @@
+package io.github.deltalifecycle.core
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+
+/**
+ * Progress of a long, multi-step operation: each step goes to the log and becomes the job
+ * description, so the Spark UI names the step that the running jobs (rewrites, checkpoints)
+ * belong to.
+ */
+final class Progress(spark: SparkSession, operation: String, totalSteps: Int) extends Logging {
+  private var step = 0
+
+  def start(what: String): Unit = {
+    step += 1
+    val text = s"$operation: step $step of $totalSteps: $what"
+    logInfo(text)
+    spark.sparkContext.setJobDescription(text)
+  }
+
+  def info(what: String): Unit = logInfo(s"$operation: $what")
+
+  def done(): Unit = {
+    logInfo(s"$operation: done")
+    spark.sparkContext.setJobDescription(null)
+  }
+}

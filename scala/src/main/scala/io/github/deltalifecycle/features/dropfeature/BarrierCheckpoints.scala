@@ -1,0 +1,85 @@
+package io.github.deltalifecycle.features.dropfeature
+
+import java.util.UUID
+
+import scala.util.control.NonFatal
+
+import io.github.deltalifecycle.core._
+import org.apache.hadoop.fs.{FileUtil, Path}
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import org.apache.spark.sql.delta.storage.LogStore
+
+/**
+ * Checkpoints on top of empty commits: the barrier of the Checkpoint Protection RFC, and the
+ * fresh checkpoint the history-truncating drop starts its retained history from.
+ *
+ * delta-spark writes the first checkpoint. An empty commit changes no state, so when the next
+ * version is our own empty commit right after a classic single-file checkpoint, the barrier
+ * copies that file to the new version instead of running another checkpoint job; the copy is
+ * published by rename, so readers never see it half-written. Any other case (a concurrent
+ * writer's commit in between, multi-part or V2 checkpoints) gets a checkpoint from delta-spark.
+ */
+final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTableV2, progress: Progress) extends Logging {
+  private val MaxCommitAttempts = 5
+
+  /** Commits `count` empty commits, each followed by a checkpoint; returns both lists of versions. */
+  def write(count: Int): (Seq[Long], Seq[Long]) = {
+    val commits = Seq.newBuilder[Long]
+    val checkpoints = Seq.newBuilder[Long]
+    var previous: Option[LogCheckpoint] = None
+    (1 to count).foreach { i =>
+      val version = emptyCommit()
+      commits += version
+      val checkpoint = previous.filter(p => p.version == version - 1 && isCopyable(p)) match {
+        case Some(p) => copy(p, version)
+        case None => checkpointLatest()
+      }
+      progress.info(s"barrier checkpoint $i of $count at version ${checkpoint.version}")
+      checkpoints += checkpoint.version
+      previous = Some(checkpoint)
+    }
+    (commits.result(), checkpoints.result())
+  }
+
+  /** One empty commit on top of the latest version; retried when another writer takes the version. */
+  def emptyCommit(): Long = {
+    var attempt = 1
+    while (true) {
+      val latest = log.listing().latestVersion
+      try return LogCommitter.commit(log, store, latest, Nil, "Empty Commit", Map.empty)
+      catch {
+        case e: DeltaLifecycleException if e.condition == "DELTA_LIFECYCLE_CONCURRENT_COMMIT" && attempt < MaxCommitAttempts =>
+          attempt += 1
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  /** delta-spark checkpoints the latest version; returns the checkpoint as listed. */
+  def checkpointLatest(): LogCheckpoint = {
+    val snapshot = table.update()
+    table.checkpoint(snapshot)
+    log.listing().checkpointsAt(snapshot.version).headOption.getOrElse(
+      throw LifecycleErrors.corruptLog(log.logPath.toString, s"delta-spark wrote no checkpoint for version ${snapshot.version}"))
+  }
+
+  private def isCopyable(checkpoint: LogCheckpoint): Boolean =
+    checkpoint.kind == CheckpointKind.Classic && checkpoint.files.size == 1
+
+  private def copy(from: LogCheckpoint, version: Long): LogCheckpoint = {
+    val source = from.files.head.status.getPath
+    val target = new Path(log.logPath, f"$version%020d.checkpoint.parquet")
+    val temp = new Path(log.logPath, s".${target.getName}.${UUID.randomUUID()}.tmp")
+    try {
+      FileUtil.copy(log.fs, source, log.fs, temp, false, log.hadoopConf)
+      if (!log.fs.rename(temp, target)) throw new java.io.IOException(s"could not rename $temp to $target")
+      log.listing().checkpointsAt(version).head
+    } catch {
+      case NonFatal(e) =>
+        logWarning(s"Copying checkpoint ${from.version} to version $version failed; delta-spark writes it instead", e)
+        try log.fs.delete(temp, false) catch { case NonFatal(_) => }
+        checkpointLatest()
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package io.github.deltalifecycle.sql.plans
+
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.types._
+
+/** `ALTER TABLE <table> DROP FEATURE <feature> [TRUNCATE HISTORY] [DRY RUN]` as parsed. */
+case class DropFeature(table: Seq[String], feature: String, truncateHistory: Boolean, dryRun: Boolean)
+  extends LifecycleStatement {
+  override protected def resultSchema: StructType = DropFeature.schema
+}
+
+object DropFeature {
+  val schema: StructType = StructType(Seq(
+    StructField("feature", StringType, nullable = false),
+    StructField("mode", StringType, nullable = false),
+    StructField("status", StringType, nullable = false),
+    StructField("filesRewritten", LongType, nullable = false),
+    StructField("bytesRewritten", LongType, nullable = false),
+    StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false),
+    StructField("checkpointVersions", ArrayType(LongType, containsNull = false), nullable = false),
+    StructField("protectedBefore", LongType),
+    StructField("readableWithoutFeatureFrom", LongType),
+    StructField("historyTruncatedBefore", LongType),
+    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)))
+
+  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+}
