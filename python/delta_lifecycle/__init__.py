@@ -27,6 +27,7 @@ from delta_lifecycle.results import (
     CleanedLogFile,
     CleanupResult,
     CompactionResult,
+    DropFeatureResult,
     ProtocolVersion,
 )
 from delta_lifecycle.tables import LifecycleTable
@@ -36,6 +37,7 @@ __all__ = [
     "CleanupResult",
     "CompactionResult",
     "DeltaLifecycleError",
+    "DropFeatureResult",
     "LifecycleTable",
     "ProtocolVersion",
     "__version__",

@@ -43,6 +43,13 @@ __all__ = [
     "UnsupportedProtocolError",
     "ConcurrentCommitError",
     "InvalidArgumentError",
+    "UnknownFeatureError",
+    "FeatureNotPresentError",
+    "DependentFeatureError",
+    "FeatureInUseError",
+    "FeatureTracesRemainError",
+    "TruncateHistoryRequiredError",
+    "DropFeatureWaitError",
     "convert_exception",
     "translate_errors",
 ]
@@ -162,6 +169,51 @@ class InvalidArgumentError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
 
 
+class UnknownFeatureError(DeltaLifecycleError):
+    """``DROP FEATURE`` names a feature it cannot drop; the message lists those it can."""
+
+    CONDITION = "DELTA_LIFECYCLE_UNKNOWN_FEATURE"
+
+
+class FeatureNotPresentError(DeltaLifecycleError):
+    """The table's protocol does not name the feature (already dropped, or never there)."""
+
+    CONDITION = "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT"
+
+
+class DependentFeatureError(DeltaLifecycleError):
+    """Another feature of the table requires this one; drop that one first."""
+
+    CONDITION = "DELTA_LIFECYCLE_DEPENDENT_FEATURE"
+
+
+class FeatureInUseError(DeltaLifecycleError):
+    """The table's definition still uses the feature (e.g. CHECK constraints); the message
+    says what to remove first."""
+
+    CONDITION = "DELTA_LIFECYCLE_FEATURE_IN_USE"
+
+
+class FeatureTracesRemainError(DeltaLifecycleError):
+    """The latest version still uses the feature after the rewrite (a concurrent writer
+    re-enabled it); nothing was downgraded, run the drop again."""
+
+    CONDITION = "DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN"
+
+
+class TruncateHistoryRequiredError(DeltaLifecycleError):
+    """``checkpointProtection`` can only be dropped with ``truncate_history=True``."""
+
+    CONDITION = "DELTA_LIFECYCLE_TRUNCATE_HISTORY_REQUIRED"
+
+
+class DropFeatureWaitError(DeltaLifecycleError):
+    """The history-truncating drop is prepared but must wait for the truncation retention;
+    the message says until when, and which command to run then."""
+
+    CONDITION = "DELTA_LIFECYCLE_DROP_FEATURE_WAIT"
+
+
 _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
     cls.CONDITION: cls
     for cls in (
@@ -178,6 +230,13 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         UnsupportedProtocolError,
         ConcurrentCommitError,
         InvalidArgumentError,
+        UnknownFeatureError,
+        FeatureNotPresentError,
+        DependentFeatureError,
+        FeatureInUseError,
+        FeatureTracesRemainError,
+        TruncateHistoryRequiredError,
+        DropFeatureWaitError,
     )
 }
 

@@ -19,6 +19,8 @@ __all__ = [
     "CleanedLogFile",
     "CleanupResult",
     "CompactionResult",
+    "DROP_FEATURE_COLUMNS",
+    "DropFeatureResult",
     "ProtocolVersion",
 ]
 
@@ -47,6 +49,21 @@ COMPACTION_COLUMNS: Tuple[str, ...] = (
     "actions",
     "bytesWritten",
     "inputBytes",
+)
+
+#: The columns of ``ALTER TABLE … DROP FEATURE``, in order.
+DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
+    "feature",
+    "mode",
+    "status",
+    "filesRewritten",
+    "bytesRewritten",
+    "commitVersions",
+    "checkpointVersions",
+    "protectedBefore",
+    "readableWithoutFeatureFrom",
+    "historyTruncatedBefore",
+    "steps",
 )
 
 #: The columns of ``ALTER TABLE … CLEAN LOG``, in order.
@@ -342,3 +359,85 @@ class CleanupResult:
         True
         """
         return cls(dry_run=dry_run, files=tuple(CleanedLogFile.from_row(r) for r in rows))
+
+
+@dataclass(frozen=True)
+class DropFeatureResult:
+    """What ``ALTER TABLE … DROP FEATURE`` did or, with ``DRY RUN``, will do.
+
+    Attributes
+    ----------
+    feature:
+        The feature's name as the protocol spells it.
+    mode:
+        ``"fast"`` (checkpoint protection, no waiting) or ``"truncate-history"``.
+    status:
+        ``"dropped"``, or ``"planned"`` for a dry run.
+    files_rewritten, bytes_rewritten:
+        Data files rewritten to remove the feature's traces (planned: to be rewritten).
+    commit_versions:
+        The versions written during the drop, the downgrade commit last (planned: the
+        versions it will write if no other writer commits meanwhile).
+    checkpoint_versions:
+        Checkpoints written: for the fast drop of a reader-writer feature, the three
+        protected barrier checkpoints and the one on the downgraded version.
+    protected_before:
+        ``delta.requireCheckpointProtectionBeforeVersion`` afterwards, or ``None``.
+    readable_without_feature_from:
+        The first version a client that lacks the feature can read (every version, for a
+        writer-only feature).
+    history_truncated_before:
+        For ``"truncate-history"``: the earliest version left in the log.
+    steps:
+        One line per step, in order.
+
+    Example
+    -------
+    >>> plan = LifecycleTable.for_path(spark, "/data/events").drop_feature(
+    ...     "deletionVectors", dry_run=True)
+    >>> plan.status, plan.files_rewritten, plan.readable_without_feature_from
+    ('planned', 100, 1012)
+    """
+
+    feature: str
+    mode: str
+    status: str
+    files_rewritten: int
+    bytes_rewritten: int
+    commit_versions: Tuple[int, ...]
+    checkpoint_versions: Tuple[int, ...]
+    protected_before: Optional[int]
+    readable_without_feature_from: Optional[int]
+    history_truncated_before: Optional[int]
+    steps: Tuple[str, ...]
+
+    @property
+    def dropped(self) -> bool:
+        """Whether the feature is gone from the protocol."""
+        return self.status == "dropped"
+
+    @classmethod
+    def from_row(cls, row: Row) -> "DropFeatureResult":
+        """Build a :class:`DropFeatureResult` from the row ``DROP FEATURE`` returns.
+
+        Raises ``ValueError`` when the row lacks one of the statement's columns.
+
+        >>> rows = spark.sql(
+        ...     "ALTER TABLE delta.`/data/events` DROP FEATURE deletionVectors DRY RUN").collect()
+        >>> DropFeatureResult.from_row(rows[0]).mode
+        'fast'
+        """
+        fields = _fields(row, DROP_FEATURE_COLUMNS, "ALTER TABLE … DROP FEATURE")
+        return cls(
+            feature=str(fields["feature"]),
+            mode=str(fields["mode"]),
+            status=str(fields["status"]),
+            files_rewritten=int(fields["filesRewritten"]),
+            bytes_rewritten=int(fields["bytesRewritten"]),
+            commit_versions=tuple(int(v) for v in fields["commitVersions"]),
+            checkpoint_versions=tuple(int(v) for v in fields["checkpointVersions"]),
+            protected_before=_optional_int(fields["protectedBefore"]),
+            readable_without_feature_from=_optional_int(fields["readableWithoutFeatureFrom"]),
+            history_truncated_before=_optional_int(fields["historyTruncatedBefore"]),
+            steps=tuple(str(s) for s in fields["steps"]),
+        )

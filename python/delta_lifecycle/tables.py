@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional, Union
 
 from delta_lifecycle.errors import translate_errors
-from delta_lifecycle.results import CleanupResult, CompactionResult, ProtocolVersion
+from delta_lifecycle.results import (
+    CleanupResult,
+    CompactionResult,
+    DropFeatureResult,
+    ProtocolVersion,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -213,8 +218,61 @@ class LifecycleTable:
             rows = self._sql(statement).collect()
         return CleanupResult.from_rows(rows, dry_run=dry_run)
 
+    def drop_feature(
+        self, feature: str, truncate_history: bool = False, dry_run: bool = False
+    ) -> DropFeatureResult:
+        """Remove a table feature from the table's protocol.
+
+        Runs ``ALTER TABLE <table> DROP FEATURE <feature> [TRUNCATE HISTORY] [DRY RUN]``.
+        By default this is the fast drop: delta-spark disables the feature and rewrites
+        what still uses it, three protected checkpoints form a barrier, and one commit
+        removes the feature, adds ``checkpointProtection`` and records the boundary. Clients
+        without the feature read every version from the boundary on; nothing is truncated
+        and nobody waits.
+
+        With ``truncate_history=True`` it is the legacy two-run flow: the first run
+        prepares and raises :class:`~delta_lifecycle.errors.DropFeatureWaitError` saying
+        when to run again; the run after that deletes the history older than
+        ``delta.dropFeatureTruncateHistory.retentionDuration`` and downgrades.
+        ``checkpointProtection`` itself can only be dropped this way.
+
+        :param feature: the feature's protocol name, e.g. ``"deletionVectors"``,
+            ``"typeWidening"``, ``"v2Checkpoint"``.
+        :param truncate_history: use the history-truncating flow.
+        :param dry_run: change nothing and return the plan.
+        :return: see :class:`~delta_lifecycle.results.DropFeatureResult`.
+        :raises ValueError: an empty or non-string ``feature``; raised before any SQL runs.
+        :raises delta_lifecycle.errors.UnknownFeatureError: not a droppable feature.
+        :raises delta_lifecycle.errors.FeatureNotPresentError: the protocol lacks it.
+        :raises delta_lifecycle.errors.DependentFeatureError: another feature needs it.
+        :raises delta_lifecycle.errors.DropFeatureWaitError: history truncation must wait.
+
+        Example::
+
+            table = LifecycleTable.for_name(spark, "sales.events")
+            plan = table.drop_feature("deletionVectors", dry_run=True)
+            print(plan.files_rewritten, plan.commit_versions)
+            done = table.drop_feature("deletionVectors")
+            print(done.readable_without_feature_from)
+        """
+        statement = f"ALTER TABLE {self._identifier} DROP FEATURE {_feature_literal(feature)}"
+        if truncate_history:
+            statement += " TRUNCATE HISTORY"
+        if dry_run:
+            statement += " DRY RUN"
+        with translate_errors():
+            rows = self._sql(statement).collect()
+        return DropFeatureResult.from_row(rows[0])
+
     def __repr__(self) -> str:
         return f"LifecycleTable({self._identifier})"
+
+
+def _feature_literal(feature: str) -> str:
+    # A SQL string literal, so names with '-' and any stray quote reach the JVM intact.
+    if not isinstance(feature, str) or not feature.strip():
+        raise ValueError(f"feature must be a non-empty string, got {feature!r}")
+    return "'" + feature.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _non_negative(value: int, name: str) -> int:
