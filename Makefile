@@ -71,6 +71,7 @@ bench: install
 	$(SBT) "lifecycle/Test/runMain io.github.deltalifecycle.bench.CompactionBenchmark 5 100000 1000"
 	$(VENV_PY) bench/delta_rs_open.py
 	$(VENV_PY) bench/plot_compaction.py
+	$(VENV_PY) bench/drop_feature.py 3
 
 clean-jar:
 	rm -f $(BUNDLED_JAR_DIR)/*.jar

@@ -78,15 +78,20 @@ class Dropped:
     latest: List[int]
 
 
+def plan_then_drop(spark: SparkSession, path: Path, feature: str) -> Dropped:
+    """Record every version's rows, plan the drop with DRY RUN, then drop."""
+    before = {v: ids(spark, path, v) for v in range(latest_version(path) + 1)}
+    table = LifecycleTable.for_path(spark, str(path))
+    plan = table.drop_feature(feature, dry_run=True)
+    result = table.drop_feature(feature)
+    return Dropped(path, plan, result, before, ids(spark, path))
+
+
 @pytest.fixture(scope="module")
 def dv(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dropped:
     path = tmp_path_factory.mktemp("dv") / "table"
     deletion_vector_table(spark, path)
-    before = {v: ids(spark, path, v) for v in range(latest_version(path) + 1)}
-    table = LifecycleTable.for_path(spark, str(path))
-    plan = table.drop_feature("deletionVectors", dry_run=True)
-    result = table.drop_feature("deletionVectors")
-    return Dropped(path, plan, result, before, ids(spark, path))
+    return plan_then_drop(spark, path, "deletionVectors")
 
 
 @pytest.fixture(scope="module")
@@ -99,11 +104,7 @@ def widened(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dr
     spark.sql(f"INSERT INTO delta.`{path}` VALUES (1), (2)")
     spark.sql(f"ALTER TABLE delta.`{path}` ALTER COLUMN id TYPE INT")
     spark.sql(f"INSERT INTO delta.`{path}` VALUES (100000)")
-    before = {v: ids(spark, path, v) for v in range(latest_version(path) + 1)}
-    table = LifecycleTable.for_path(spark, str(path))
-    plan = table.drop_feature("typeWidening", dry_run=True)
-    result = table.drop_feature("typeWidening")
-    return Dropped(path, plan, result, before, ids(spark, path))
+    return plan_then_drop(spark, path, "typeWidening")
 
 
 @dataclass(frozen=True)

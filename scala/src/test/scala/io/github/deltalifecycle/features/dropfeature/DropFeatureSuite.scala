@@ -97,6 +97,42 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(rows(path) === expectedRows)
   }
 
+  test("a writer appending throughout the drop: every append commits once or fails with a conflict") {
+    val path = tableWithDeletionVectors("dv-concurrent")
+    val initial = rows(path).size
+    val stop = new java.util.concurrent.atomic.AtomicBoolean(false)
+    val committed = new java.util.concurrent.atomic.AtomicInteger(0)
+    val failures = new java.util.concurrent.ConcurrentLinkedQueue[Throwable]()
+    val writer = new Thread(() => {
+      var i = 0
+      while (!stop.get()) {
+        i += 1
+        try {
+          spark.range(1).selectExpr(s"CAST(${1000000 + i} AS BIGINT) AS id").write.format("delta").mode("append").save(path)
+          committed.incrementAndGet()
+        } catch { case e: Throwable => failures.add(e) }
+        Thread.sleep(100)
+      }
+    })
+    writer.start()
+    // A drop that loses to the writer fails with a typed conflict; running it again completes.
+    val done = Iterator.continually {
+      try Some(drop(path, "deletionVectors"))
+      catch {
+        case e: DeltaLifecycleException if Set("DELTA_LIFECYCLE_CONCURRENT_COMMIT",
+          "DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN").contains(e.condition) => None
+      }
+    }.take(3).collectFirst { case Some(row) => row }
+    stop.set(true)
+    writer.join()
+
+    assert(done.isDefined, "the drop completes within three runs")
+    assert(committed.get() > 0, s"the writer committed during the drop; failures: ${failures.size()}: ${Option(failures.peek())}")
+    failures.forEach(e => assert(e.isInstanceOf[java.util.ConcurrentModificationException], e.toString))
+    assert(!features(snapshot(path)).contains("deletionVectors"))
+    assert(rows(path).size === initial + committed.get())
+  }
+
   test("v2Checkpoint: the barrier and final checkpoints are classic, the policy property goes") {
     val path = newTableDir("v2checkpoint")
     sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2')")
@@ -129,6 +165,30 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     val after = snapshot(path)
     assert(!features(after).exists(_.startsWith("typeWidening")))
     assert(!after.metadata.schemaString.contains("delta.typeChanges"))
+    assert(rows(path) === expectedRows)
+  }
+
+  test("columnMapping: the table is rewritten with logical names; vacuumProtocolCheck drops after it") {
+    val path = newTableDir("column-mapping")
+    sql(s"CREATE TABLE delta.`$path` (id BIGINT, name STRING) USING delta " +
+      "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.feature.vacuumProtocolCheck' = 'supported')")
+    sql(s"INSERT INTO delta.`$path` VALUES (1, 'a'), (2, 'b')")
+    sql(s"ALTER TABLE delta.`$path` RENAME COLUMN name TO label")
+    val expectedRows = rows(path)
+
+    val plan = drop(path, "columnMapping DRY RUN")
+    val done = drop(path, "columnMapping")
+    assert(done.getAs[Long]("filesRewritten") === plan.getAs[Long]("filesRewritten"))
+    assert(done.getAs[Long]("filesRewritten") === snapshot(path).activeFiles.size)
+    assert(longs(done, "commitVersions") === longs(plan, "commitVersions"))
+    val after = snapshot(path)
+    assert(!features(after).contains("columnMapping"))
+    assert(after.configuration.getOrElse("delta.columnMapping.mode", "none") === "none")
+    assert(rows(path) === expectedRows)
+    assert(spark.read.format("delta").load(path).columns.toSeq === Seq("id", "label"))
+
+    drop(path, "vacuumProtocolCheck")
+    assert(!features(snapshot(path)).contains("vacuumProtocolCheck"))
     assert(rows(path) === expectedRows)
   }
 
