@@ -1,9 +1,11 @@
-"""A table's protocol history, from creation through three feature upgrades and a checkpoint.
+"""A table's protocol history, from creation through feature upgrades, a checkpoint and
+a fast DROP FEATURE with checkpoint protection.
 
 Run it with ``make demo`` (or ``.venv/bin/python python/examples/demo.py`` once
 ``make install`` has run). It starts a local Spark session configured by
 ``configure_spark``, writes a Delta table in a temporary directory, and prints
-``DESCRIBE PROTOCOL HISTORY`` both as SQL output and as typed Python values.
+``DESCRIBE PROTOCOL HISTORY`` both as SQL output and as typed Python values. Then it plans
+and runs ``DROP FEATURE deletionVectors`` and shows the protocol history again.
 """
 
 from __future__ import annotations
@@ -59,9 +61,18 @@ def main() -> None:
         print(f"\nDESCRIBE PROTOCOL HISTORY {table}")
         spark.sql(f"DESCRIBE PROTOCOL HISTORY {table}").show(truncate=False)
 
+        lifecycle = LifecycleTable.for_path(spark, str(path))
         print("LifecycleTable.for_path(spark, path).protocol_history():")
-        for v in LifecycleTable.for_path(spark, str(path)).protocol_history():
+        for v in lifecycle.protocol_history():
             print(f"  {v}")
+
+        print("\ndrop_feature('deletionVectors', dry_run=True):")
+        for step in lifecycle.drop_feature("deletionVectors", dry_run=True).steps:
+            print(f"  {step}")
+        done = lifecycle.drop_feature("deletionVectors")
+        print(f"dropped: versions {done.commit_versions}, checkpoints {done.checkpoint_versions}, "
+              f"readable without deletionVectors from version {done.readable_without_feature_from}")
+        spark.sql(f"DESCRIBE PROTOCOL HISTORY {table}").show(truncate=False)
     finally:
         spark.stop()
         shutil.rmtree(workdir, ignore_errors=True)

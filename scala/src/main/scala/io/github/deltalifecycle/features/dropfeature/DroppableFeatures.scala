@@ -6,6 +6,8 @@ import io.github.deltalifecycle.core.{LifecycleErrors, LogSnapshot}
 import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, RemovableFeature, TableFeature}
 import org.apache.spark.sql.delta.actions.{AddFile, Protocol}
 import org.apache.spark.sql.delta.constraints.Constraints
+import org.apache.spark.sql.delta.sources.DeltaSQLConf
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 /**
@@ -62,9 +64,7 @@ object DroppableFeatures {
 
   /**
    * The commits delta-spark's preparation makes for `feature` on `snapshot`, in order, with
-   * the files it rewrites. Exact for the feature's properties and rewrites; the one estimate
-   * is the deletion-vector tombstone commit, predicted when files with deletion vectors are
-   * purged (delta-spark also adds one when older tombstones lack theirs).
+   * the files it rewrites, following delta-spark's pre-downgrade commands step by step.
    * `widenedFiles` lists the files written with a narrower type than the schema's (it reads
    * Parquet footers, so it runs only when the schema records type changes).
    */
@@ -80,7 +80,8 @@ object DroppableFeatures {
         Option.when(isTrue(DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key) || withDvs.nonEmpty)(
           DropStep(s"unset ${DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key}", 1)).toSeq ++
           rewrite("purge deletion vectors", withDvs) ++
-          Option.when(withDvs.exists(_.deletionVector.storageType != InlineStorage))(
+          // delta-spark commits this step whenever it is on, even with no tombstone to add.
+          Option.when(SQLConf.get.getConf(DeltaSQLConf.FAST_DROP_FEATURE_GENERATE_DV_TOMBSTONES))(
             DropStep("record deletion-vector files as tombstones, so clients without the feature do not vacuum them", 1))
       case "typeWidening" | "typeWidening-preview" =>
         val changed = hasTypeChanges(snapshot.metadata.schema)
@@ -111,8 +112,6 @@ object DroppableFeatures {
   }
 
   private val TypeChangesKey = "delta.typeChanges"
-  // PROTOCOL.md's storage type of a deletion vector kept inside the log action itself.
-  private val InlineStorage = "i"
 
   private def hasTypeChanges(dataType: DataType): Boolean = dataType match {
     case s: StructType => s.fields.exists(f => f.metadata.contains(TypeChangesKey) || hasTypeChanges(f.dataType))

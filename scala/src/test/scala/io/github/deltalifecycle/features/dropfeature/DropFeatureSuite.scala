@@ -85,6 +85,17 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(snapshot(path).activeFiles.forall(_.deletionVector == null))
   }
 
+  test("deletion vectors enabled but never written: the plan still matches the drop") {
+    val path = newTableDir("dv-enabled-unused")
+    sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    sql(s"INSERT INTO delta.`$path` VALUES (1), (2)")
+    val plan = drop(path, "deletionVectors DRY RUN")
+    val done = drop(path, "deletionVectors")
+    assert(done.getAs[Long]("filesRewritten") === 0)
+    for (field <- Seq("commitVersions", "checkpointVersions", "protectedBefore", "steps"))
+      assert(done.getAs[Any](field) === plan.getAs[Any](field), field)
+  }
+
   test("a re-run after a drop that stopped part-way completes it") {
     val path = tableWithDeletionVectors("dv-rerun")
     val expectedRows = rows(path)
@@ -276,6 +287,15 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE typeWidening-preview DRY RUN").condition ===
       "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT")
     assert(logNames(path) === names)
+    // Every listed name is a feature delta-spark can remove.
+    DroppableFeatures.Names.foreach(n => assert(DroppableFeatures.lookup(n).name === n))
+
+    val dependent = newTableDir("dependent")
+    sql(s"CREATE TABLE delta.`$dependent` (id BIGINT) USING delta " +
+      "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.enableIcebergCompatV2' = 'true')")
+    val needed = failure(s"ALTER TABLE delta.`$dependent` DROP FEATURE columnMapping DRY RUN")
+    assert(needed.condition === "DELTA_LIFECYCLE_DEPENDENT_FEATURE" && needed.getMessage.contains("icebergCompatV2"))
+
     val notDelta = newTableDir("not-delta")
     new java.io.File(notDelta).mkdirs()
     assert(failure(s"ALTER TABLE delta.`$notDelta` DROP FEATURE deletionVectors").condition ===
