@@ -13,7 +13,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Dict, Iterator, Sequence
+import time
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import pytest
 
@@ -23,6 +24,7 @@ pytest.register_assert_rewrite("deltalog")
 from pyspark.sql import SparkSession  # noqa: E402
 
 from delta_lifecycle import configure_spark  # noqa: E402
+from deltalake import DeltaTable  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,3 +117,48 @@ def run_stock_script(body: str, args: Sequence[str], workdir: Path) -> Dict[str,
     result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
     assert "DeltaLifecycle" not in result["extensions"]
     return result
+
+
+# ---- Delta tables for the DROP FEATURE tests -------------------------------------------
+
+LOG_FILE_PREFIX_DIGITS = 20
+
+
+def ids(spark: SparkSession, path: Path, version: Optional[int] = None) -> List[int]:
+    reader = spark.read.format("delta")
+    if version is not None:
+        reader = reader.option("versionAsOf", version)
+    return sorted(int(r[0]) for r in reader.load(str(path)).select("id").collect())
+
+
+def delta_rs_ids(path: Path, version: Optional[int] = None) -> List[int]:
+    table = DeltaTable(str(path)) if version is None else DeltaTable(str(path), version=version)
+    return sorted(int(v) for v in table.to_pyarrow_table().column("id").to_pylist())
+
+
+def latest_version(path: Path) -> int:
+    return max(int(n[:LOG_FILE_PREFIX_DIGITS]) for n in os.listdir(path / "_delta_log") if n.endswith(".json"))
+
+
+def age_log(path: Path, through: int, hours: int) -> None:
+    """Make the log files of versions up to ``through`` look ``hours`` old, in commit order."""
+    base = time.time() - hours * 3600
+    for name in os.listdir(path / "_delta_log"):
+        if name[:LOG_FILE_PREFIX_DIGITS].isdigit() and int(name[:LOG_FILE_PREFIX_DIGITS]) <= through:
+            stamp = base + int(name[:LOG_FILE_PREFIX_DIGITS])
+            os.utime(path / "_delta_log" / name, (stamp, stamp))
+
+
+def deletion_vector_table(spark: SparkSession, path: Path) -> None:
+    """Ten one-file commits of two rows; three files then carry deletion vectors."""
+    spark.sql(
+        f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.checkpointInterval' = '4')"
+    )
+    for i in range(10):
+        spark.sql(
+            f"INSERT INTO delta.`{path}` SELECT /*+ COALESCE(1) */ * FROM VALUES ({i}), ({i + 100}) AS t(id)"
+        )
+    spark.sql(f"DELETE FROM delta.`{path}` WHERE id IN (101, 103, 105)")
+
+

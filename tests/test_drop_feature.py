@@ -9,17 +9,15 @@ subprocess without the extension, and delta-rs (``deltalake``), which does not s
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from deltalake import DeltaTable
 from deltalake.exceptions import DeltaProtocolError
 from pyspark.sql import SparkSession
 
-from conftest import run_stock_script
+from conftest import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version, run_stock_script
 from delta_lifecycle import DropFeatureResult, LifecycleTable
 from delta_lifecycle.errors import (
     DropFeatureWaitError,
@@ -27,47 +25,6 @@ from delta_lifecycle.errors import (
     TruncateHistoryRequiredError,
     UnknownFeatureError,
 )
-
-LOG_FILE_PREFIX_DIGITS = 20
-
-
-def ids(spark: SparkSession, path: Path, version: int | None = None) -> List[int]:
-    reader = spark.read.format("delta")
-    if version is not None:
-        reader = reader.option("versionAsOf", version)
-    return sorted(int(r[0]) for r in reader.load(str(path)).select("id").collect())
-
-
-def delta_rs_ids(path: Path, version: int | None = None) -> List[int]:
-    table = DeltaTable(str(path)) if version is None else DeltaTable(str(path), version=version)
-    return sorted(int(v) for v in table.to_pyarrow_table().column("id").to_pylist())
-
-
-def latest_version(path: Path) -> int:
-    return max(int(n[:LOG_FILE_PREFIX_DIGITS]) for n in os.listdir(path / "_delta_log") if n.endswith(".json"))
-
-
-def age_log(path: Path, through: int, hours: int) -> None:
-    """Make the log files of versions up to ``through`` look ``hours`` old, in commit order."""
-    base = time.time() - hours * 3600
-    for name in os.listdir(path / "_delta_log"):
-        if name[:LOG_FILE_PREFIX_DIGITS].isdigit() and int(name[:LOG_FILE_PREFIX_DIGITS]) <= through:
-            stamp = base + int(name[:LOG_FILE_PREFIX_DIGITS])
-            os.utime(path / "_delta_log" / name, (stamp, stamp))
-
-
-def deletion_vector_table(spark: SparkSession, path: Path) -> None:
-    """Ten one-file commits of two rows; three files then carry deletion vectors."""
-    spark.sql(
-        f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta "
-        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.checkpointInterval' = '4')"
-    )
-    for i in range(10):
-        spark.sql(
-            f"INSERT INTO delta.`{path}` SELECT /*+ COALESCE(1) */ * FROM VALUES ({i}), ({i + 100}) AS t(id)"
-        )
-    spark.sql(f"DELETE FROM delta.`{path}` WHERE id IN (101, 103, 105)")
-
 
 @dataclass(frozen=True)
 class Dropped:

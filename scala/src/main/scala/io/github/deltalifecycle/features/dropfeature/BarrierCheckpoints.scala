@@ -30,12 +30,14 @@ final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTable
     var previous: Option[LogCheckpoint] = None
     (1 to count).foreach { i =>
       val version = emptyCommit()
+      FaultInjection.step(s"dropFeature.barrier.$i.afterEmptyCommit")
       commits += version
       val checkpoint = previous.filter(p => p.version == version - 1 && isCopyable(p)) match {
         case Some(p) => copy(p, version)
         case None => checkpointLatest()
       }
       progress.info(s"barrier checkpoint $i of $count at version ${checkpoint.version}")
+      FaultInjection.step(s"dropFeature.barrier.$i.afterCheckpoint")
       checkpoints += checkpoint.version
       previous = Some(checkpoint)
     }
@@ -73,6 +75,7 @@ final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTable
     val temp = new Path(log.logPath, s".${target.getName}.${UUID.randomUUID()}.tmp")
     try {
       FileUtil.copy(log.fs, source, log.fs, temp, false, log.hadoopConf)
+      FaultInjection.step("dropFeature.barrier.copy.beforeRename")
       if (!log.fs.rename(temp, target)) throw new java.io.IOException(s"could not rename $temp to $target")
       log.listing().checkpointsAt(version).head
     } catch {

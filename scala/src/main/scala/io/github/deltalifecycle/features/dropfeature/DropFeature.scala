@@ -97,6 +97,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
     try {
       progress.start(s"prepare (${describe(preparation)})")
       feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
+      FaultInjection.step("dropFeature.afterPreparation")
       val afterPreparation = log.listing().latestVersion
       val (files, bytes) = rewritten(snapshot, start, afterPreparation)
 
@@ -108,6 +109,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
         }
       progress.start("commit the downgraded protocol")
       val downgrade = commitDowngrade(feature, protect = barrier, truncateHistory = false)
+      FaultInjection.step("dropFeature.afterDowngrade")
       val finalCheckpoint =
         if (!barrier) Nil
         else {
@@ -149,6 +151,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       try {
         progress.start(s"prepare (${describe(preparation)})")
         feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
+        FaultInjection.step("dropFeature.truncateHistory.afterPreparation")
         progress.start("checkpoint a version without the feature")
         val barrier = new BarrierCheckpoints(log, store, table, progress)
         barrier.emptyCommit()
@@ -185,6 +188,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       progress.start("truncate history")
       val plan = LogCleanup.plan(log, Some(retentionMillis), System.currentTimeMillis())
       LogCleanup.execute(log, plan)
+      FaultInjection.step("dropFeature.truncateHistory.afterCleanup")
       progress.start(s"check the retained history for ${feature.name}")
       if (feature.historyContainsFeature(spark, table, table.update())) {
         val readyAt = latestCheckpointCommitTime().map(_ + retentionMillis).getOrElse(System.currentTimeMillis() + retentionMillis)
@@ -193,6 +197,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       }
       progress.start("commit the downgraded protocol")
       val downgrade = commitDowngrade(feature, protect = false, truncateHistory = true)
+      FaultInjection.step("dropFeature.truncateHistory.afterDowngrade")
       progress.start("checkpoint the downgraded version")
       val checkpoint = barrier.checkpointLatest().version
       val after = log.latestSnapshot()

@@ -1,0 +1,23 @@
+package io.github.deltalifecycle.core
+
+import org.apache.spark.sql.SparkSession
+
+/**
+ * TEST ONLY. Kills the JVM at a named step of a multi-step operation, so tests can prove
+ * that a crash there leaves every table readable and that a re-run completes. A step halts
+ * only when the active session's `spark.deltaLifecycle.test.haltAtStep` names it; nothing
+ * else reads that setting, and with it unset (always, outside tests) a step is a no-op.
+ * `Runtime.halt` skips shutdown hooks and finally blocks, as a crash or `kill -9` would.
+ */
+object FaultInjection {
+  val HaltAtStepKey = "spark.deltaLifecycle.test.haltAtStep"
+  /** The exit status of a halted JVM, so a test can tell the injected crash from a failure. */
+  val HaltExitCode = 86
+
+  def step(name: String): Unit =
+    if (SparkSession.getActiveSession.flatMap(_.conf.getOption(HaltAtStepKey)).contains(name)) {
+      System.err.println(s"delta-lifecycle: halting at step $name ($HaltAtStepKey)")
+      System.err.flush()
+      Runtime.getRuntime.halt(HaltExitCode)
+    }
+}

@@ -1,0 +1,202 @@
+"""A crash at every step of ``DROP FEATURE`` leaves a table every reader can read, and a
+re-run completes the drop.
+
+Each case copies one deletion-vector table, runs the drop in a subprocess whose session
+sets the test-only ``spark.deltaLifecycle.test.haltAtStep`` (the JVM halts there, as under
+``kill -9``), then checks the table from outside: stock delta-spark without the extension
+and delta-rs read the same rows as before, and running the drop again in this module's
+session finishes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import pytest
+from deltalake.exceptions import DeltaProtocolError
+from pyspark.sql import SparkSession
+
+from conftest import (
+    SESSION_CONF,
+    age_log,
+    deletion_vector_table,
+    delta_rs_ids,
+    ids,
+    latest_version,
+    run_stock_script,
+)
+from delta_lifecycle import LifecycleTable
+from delta_lifecycle.errors import DropFeatureWaitError, FeatureNotPresentError
+
+HALT_KEY = "spark.deltaLifecycle.test.haltAtStep"
+
+#: (step, TRUNCATE HISTORY?) in the order the drop reaches them.
+ALL_STEPS: List[Tuple[str, bool]] = [
+    ("dropFeature.afterPreparation", False),
+    ("dropFeature.barrier.1.afterEmptyCommit", False),
+    ("dropFeature.barrier.1.afterCheckpoint", False),
+    ("dropFeature.barrier.copy.beforeRename", False),
+    ("dropFeature.barrier.2.afterCheckpoint", False),
+    ("dropFeature.barrier.3.afterCheckpoint", False),
+    ("dropFeature.afterDowngrade", False),
+    ("dropFeature.truncateHistory.afterPreparation", True),
+    ("dropFeature.truncateHistory.afterCleanup", True),
+    ("dropFeature.truncateHistory.afterDowngrade", True),
+]
+#: CI runs one step of each kind; DELTA_LIFECYCLE_FULL_CRASH_MATRIX=1 runs every step.
+CI_STEPS = {
+    "dropFeature.afterPreparation",
+    "dropFeature.barrier.copy.beforeRename",
+    "dropFeature.afterDowngrade",
+    "dropFeature.truncateHistory.afterPreparation",
+    "dropFeature.truncateHistory.afterCleanup",
+}
+STEPS = [s for s in ALL_STEPS if os.environ.get("DELTA_LIFECYCLE_FULL_CRASH_MATRIX") == "1" or s[0] in CI_STEPS]
+
+CRASHING_DROP = textwrap.dedent(
+    """
+    import json, sys
+    from pyspark.sql import SparkSession
+    from delta_lifecycle import configure_spark
+
+    path, step, truncate, conf = sys.argv[1], sys.argv[2], sys.argv[3] == "1", json.loads(sys.argv[4])
+    builder = SparkSession.builder.master("local[1]")
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    spark = configure_spark(builder.config("%s", step)).getOrCreate()
+    spark.sql(f"ALTER TABLE delta.`{path}` DROP FEATURE deletionVectors" + (" TRUNCATE HISTORY" if truncate else ""))
+    print("NOT HALTED")
+    """
+    % HALT_KEY
+)
+
+
+@dataclass(frozen=True)
+class Crash:
+    step: str
+    truncate: bool
+    path: Path
+    halted: bool
+    stderr: str
+
+
+@pytest.fixture(scope="module")
+def expected_rows(base: Path, spark: SparkSession) -> List[int]:
+    return ids(spark, base)
+
+
+@pytest.fixture(scope="module")
+def base(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("crash-base") / "table"
+    deletion_vector_table(spark, path)
+    return path
+
+
+def truncate_ready(spark: SparkSession, path: Path) -> None:
+    """Run the history-truncating drop's first run, then age the log past the retention."""
+    with pytest.raises(DropFeatureWaitError):
+        LifecycleTable.for_path(spark, str(path)).drop_feature("deletionVectors", truncate_history=True)
+    age_log(path, through=latest_version(path), hours=48)
+
+
+@pytest.fixture(scope="module")
+def crashes(spark: SparkSession, base: Path, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Crash]:
+    workdir = tmp_path_factory.mktemp("crashes")
+    script = workdir / "crashing_drop.py"
+    script.write_text(CRASHING_DROP)
+    cases = []
+    for i, (step, truncate) in enumerate(STEPS):
+        path = workdir / f"t{i}"
+        shutil.copytree(base, path)
+        # The later truncation steps are on the second run, after the wait.
+        if truncate and step != "dropFeature.truncateHistory.afterPreparation":
+            truncate_ready(spark, path)
+        cases.append((step, truncate, path))
+
+    def crash(case: Tuple[str, bool, Path]) -> Crash:
+        step, truncate, path = case
+        run = subprocess.run(
+            [sys.executable, str(script), str(path), step, "1" if truncate else "0", json.dumps(SESSION_CONF)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        # The JVM halts under the Python driver, which then fails on its lost gateway; the
+        # JVM's last words on the shared stderr say where it stopped.
+        halted = f"halting at step {step}" in run.stderr and "NOT HALTED" not in run.stdout
+        return Crash(step, truncate, path, halted, run.stderr[-3000:])
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return {c.step: c for c in pool.map(crash, cases)}
+
+
+@pytest.fixture(scope="module")
+def stock_after_crash(crashes: Dict[str, Crash], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+    body = """
+        paths = json.loads(sys.argv[1])
+        out = {}
+        for step, path in paths.items():
+            try:
+                rows = spark.read.format("delta").load(path).select("id").collect()
+                out[step] = sorted(int(r[0]) for r in rows)
+            except Exception as e:
+                out[step] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
+        emit(out)
+    """
+    paths = {step: str(c.path) for step, c in crashes.items()}
+    return run_stock_script(body, [json.dumps(paths)], tmp_path_factory.mktemp("stock"))
+
+
+@pytest.mark.parametrize("step", [s for s, _ in STEPS])
+def test_the_drop_halts_at_the_step(crashes: Dict[str, Crash], step: str) -> None:
+    crash = crashes[step]
+    assert crash.halted, crash.stderr
+
+
+@pytest.mark.parametrize("step", [s for s, _ in STEPS])
+def test_stock_delta_spark_reads_the_crashed_table(
+    stock_after_crash: Dict[str, Any], expected_rows: List[int], step: str
+) -> None:
+    assert stock_after_crash[step] == expected_rows
+
+
+@pytest.mark.parametrize("step", [s for s, _ in STEPS])
+def test_delta_rs_reads_the_crashed_table(crashes: Dict[str, Crash], expected_rows: List[int], step: str) -> None:
+    try:
+        assert delta_rs_ids(crashes[step].path) == expected_rows
+    except DeltaProtocolError as e:  # a delta-rs without deletion vectors must refuse, not misread
+        assert "deletionVectors" in str(e)
+
+
+@pytest.mark.parametrize("step", [s for s, _ in STEPS])
+def test_a_rerun_completes_the_drop(
+    spark: SparkSession, crashes: Dict[str, Crash], stock_after_crash: Dict[str, Any], expected_rows: List[int], step: str
+) -> None:
+    crash = crashes[step]
+    table = LifecycleTable.for_path(spark, str(crash.path))
+    try:
+        if crash.truncate:
+            # A truncating re-run may first ask to wait once more; after the wait it completes.
+            age_log(crash.path, through=latest_version(crash.path), hours=48)
+            try:
+                table.drop_feature("deletionVectors", truncate_history=True)
+            except DropFeatureWaitError:
+                age_log(crash.path, through=latest_version(crash.path), hours=48)
+                assert table.drop_feature("deletionVectors", truncate_history=True).dropped
+        else:
+            assert table.drop_feature("deletionVectors").dropped
+    except FeatureNotPresentError:
+        # Halted after the downgrade commit: the drop had already happened.
+        assert step.endswith("afterDowngrade")
+    features = spark.sql(f"DESCRIBE DETAIL delta.`{crash.path}`").collect()[0]["tableFeatures"]
+    assert "deletionVectors" not in features
+    assert ids(spark, crash.path) == expected_rows
