@@ -58,6 +58,12 @@ final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTable
     throw new IllegalStateException("unreachable")
   }
 
+  /** An empty commit, then a checkpoint of the latest version; returns the checkpoint's version. */
+  def checkpointOnEmptyCommit(): Long = {
+    emptyCommit()
+    checkpointLatest().version
+  }
+
   /** delta-spark checkpoints the latest version; returns the checkpoint as listed. */
   def checkpointLatest(): LogCheckpoint = {
     val snapshot = table.update()

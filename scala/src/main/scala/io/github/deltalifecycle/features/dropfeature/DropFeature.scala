@@ -138,7 +138,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       feature: Droppable, snapshot: LogSnapshot, preparation: Seq[DropStep], dryRun: Boolean): DropFeatureResult = {
     val retentionMillis = DropTableFeatureUtils.truncateHistoryLogRetentionMillis(snapshot.metadata)
     val start = snapshot.version
-    val command = s"ALTER TABLE $displayName DROP FEATURE ${feature.name} TRUNCATE HISTORY"
+    val command = truncateHistoryCommand(feature)
     // delta-spark's own check of the latest version decides whether preparation is still due.
     if (!feature.validateDropInvariants(table, table.update())) {
       val checkpointVersion = start + preparation.map(_.commits).sum + 1
@@ -154,8 +154,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
         FaultInjection.step("dropFeature.truncateHistory.afterPreparation")
         progress.start("checkpoint a version without the feature")
         val barrier = new BarrierCheckpoints(log, store, table, progress)
-        barrier.emptyCommit()
-        barrier.checkpointLatest()
+        barrier.checkpointOnEmptyCommit()
       } finally progress.done()
       throw LifecycleErrors.waitForRetention(feature.name, "the history still holds versions that use it",
         System.currentTimeMillis() + retentionMillis, retentionText(snapshot.metadata), command)
@@ -182,8 +181,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       val barrier = new BarrierCheckpoints(log, store, table, progress)
       val written = if (needsCheckpoint) {
         progress.start("checkpoint the latest version")
-        barrier.emptyCommit()
-        Seq(barrier.checkpointLatest().version)
+        Seq(barrier.checkpointOnEmptyCommit())
       } else Nil
       progress.start("truncate history")
       val plan = LogCleanup.plan(log, Some(retentionMillis), System.currentTimeMillis())
@@ -228,14 +226,13 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
     if (dryRun) return result(feature, TruncateHistory, Planned, steps, 0, 0, start + 1 to downgradeVersion,
       (if (needsCheckpoint) Seq(start + 1) else Nil) :+ downgradeVersion, None, Some(downgradeVersion), Some(boundary))
 
-    val command = s"ALTER TABLE $displayName DROP FEATURE ${feature.name} TRUNCATE HISTORY"
+    val command = truncateHistoryCommand(feature)
     val progress = new Progress(spark, s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName", steps.size)
     try {
       val barrier = new BarrierCheckpoints(log, store, table, progress)
       val written = if (needsCheckpoint) {
         progress.start(s"checkpoint a version at or after $boundary")
-        barrier.emptyCommit()
-        Seq(barrier.checkpointLatest().version)
+        Seq(barrier.checkpointOnEmptyCommit())
       } else Nil
       if (!truncated) {
         progress.start(s"delete the history before version $boundary")
@@ -320,6 +317,9 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
     val listing = log.listing()
     listing.checkpoints.lastOption.flatMap(c => listing.commit(c.version)).map(_.status.getModificationTime)
   }
+
+  private def truncateHistoryCommand(feature: Droppable): String =
+    s"ALTER TABLE $displayName DROP FEATURE ${feature.name} TRUNCATE HISTORY"
 
   private def retentionText(metadata: Metadata): String =
     metadata.configuration.getOrElse("delta.dropFeatureTruncateHistory.retentionDuration", "interval 24 hours")
