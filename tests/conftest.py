@@ -140,7 +140,7 @@ def latest_version(path: Path) -> int:
     return max(int(n[:LOG_FILE_PREFIX_DIGITS]) for n in os.listdir(path / "_delta_log") if n.endswith(".json"))
 
 
-def age_log(path: Path, through: int, hours: int) -> None:
+def age_log(path: Path, through: int, hours: float) -> None:
     """Make the log files of versions up to ``through`` look ``hours`` old, in commit order."""
     base = time.time() - hours * 3600
     for name in os.listdir(path / "_delta_log"):

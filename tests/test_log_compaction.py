@@ -22,7 +22,7 @@ from deltalake import DeltaTable
 from pyspark.errors import PySparkException
 from pyspark.sql import Row, SparkSession
 
-from conftest import copy_testdata, run_stock_script
+from conftest import age_log, copy_testdata, run_stock_script
 from deltalog import local_path
 from delta_lifecycle import CleanupResult, CompactionResult, LifecycleTable, errors
 from delta_lifecycle.errors import (
@@ -98,15 +98,6 @@ def make_table(spark: SparkSession, path: Path, properties: str, inserts: int) -
     spark.sql(f"CREATE TABLE {t} (id BIGINT, s STRING) USING delta TBLPROPERTIES ({properties})")
     for i in range(inserts):
         spark.sql(f"INSERT INTO {t} VALUES ({i}, 'v{i}'), ({i + 100}, 'w{i}')")
-
-
-def age_log(path: Path, through: int, hours: float) -> None:
-    """Make the log files of versions up to ``through`` look ``hours`` old, in version order."""
-    base = time.time() - hours * 3600
-    for f in log_dir(path).iterdir():
-        if f.name[:20].isdigit() and int(f.name[:20]) <= through:
-            stamp = base + int(f.name[:20])
-            os.utime(f, (stamp, stamp))
 
 
 @dataclass(frozen=True)
