@@ -53,7 +53,7 @@ object LifecycleSparkSession {
     .config("spark.databricks.delta.snapshotPartitions", "2")
     .config("spark.sql.extensions",
       "io.delta.sql.DeltaSparkSessionExtension,io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension")
-    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+    .config("spark.sql.catalog.spark_catalog", "io.github.deltalifecycle.sql.LifecycleCatalog")
 }
 
 object SharedTestData {

@@ -11,7 +11,7 @@ import org.apache.spark.sql.delta.actions.Protocol
  */
 object ClientSupport {
   /** Features this project implements itself, beyond delta-spark's registry. */
-  val OwnFeatures: Set[String] = Set.empty
+  val OwnFeatures: Set[String] = Set("redirectReaderWriter", "redirectWriterOnly")
 
   def supportsFeature(name: String): Boolean =
     OwnFeatures.contains(name) || TableFeature.featureNameToFeature(name).isDefined

@@ -133,4 +133,46 @@ object LifecycleErrors {
         s"delta.dropFeatureTruncateHistory.retentionDuration ($retention). " +
         s"Run `$command` again after ${java.time.Instant.ofEpochMilli(readyAtMillis)}. " +
         "Until then the feature stays in the protocol and the table works as before.")
+
+  def invalidRedirect(where: String, why: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_INVALID_REDIRECT",
+      s"The redirect configuration in $where is invalid: $why. Fix it with ALTER TABLE ... SET REDIRECT " +
+        "or UNSET REDIRECT; this client will not guess where the table lives.")
+
+  def redirectWriteRefused(table: String, state: String, operation: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED",
+      s"Cannot $operation $table: its redirect is in state $state, which accepts no writes or metadata " +
+        "changes. Wait until the redirect command finishes (or run it again to complete it), then retry.")
+
+  def redirectChain(chain: Seq[String]): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_CHAIN",
+      s"The redirect ${chain.mkString(" -> ")} ${if (chain.distinct.size < chain.size) "is a cycle" else "is a chain"}; " +
+        "a redirect must point to a table that is not redirected itself. Run UNSET REDIRECT on one of them.")
+
+  def redirectLocationNotAllowed(location: String, prefixes: Seq[String]): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED",
+      s"The redirect target $location is outside the locations this session allows " +
+        s"(spark.deltaLifecycle.redirect.allowedLocationPrefixes = ${prefixes.mkString(",")}).")
+
+  def redirectDestinationNotEmpty(location: String, detail: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY",
+      s"Cannot redirect to $location: $detail. The destination must be absent or empty.")
+
+  def redirectState(table: String, detail: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_STATE", s"$table: $detail")
+
+  def redirectInvalidTransition(table: String, from: String, to: String, allowed: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_INVALID_TRANSITION",
+      s"Cannot change the redirect of $table from $from to $to: the Redirection RFC allows $allowed. " +
+        "ALTER TABLE ... SET REDIRECT and UNSET REDIRECT make the whole change safely.")
+
+  def redirectCopyMismatch(detail: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_COPY_MISMATCH",
+      s"The copy did not verify: $detail. Nothing was switched; run the same command again to re-copy.")
+
+  def redirectNotRouted(path: String, state: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED",
+      s"This query reads $path directly, but the table is redirected (state $state), so its rows there are stale. " +
+        "Read it by name, with delta.`path` in SQL, or spark.read.format(\"delta\").load(path) in a session " +
+        "with delta-lifecycle's catalog (spark.sql.catalog.spark_catalog=io.github.deltalifecycle.sql.LifecycleCatalog).")
 }

@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.sql
 
 import io.github.deltalifecycle.features.compaction.CommitObservingLogStore
-import io.github.deltalifecycle.sql.analysis.ResolveLifecycleStatements
+import io.github.deltalifecycle.sql.analysis.{CheckRedirectRouting, InterceptRedirectPropertyChanges, ResolveLifecycleStatements, RouteRedirectedPaths}
 import io.github.deltalifecycle.sql.parser.DeltaLifecycleSqlParser
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
@@ -21,6 +21,12 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
       installCommitObserver(spark)
       ResolveLifecycleStatements(spark)
     }
+    // The hint batch runs before table resolution: path-based DataFrame access and redirect
+    // property changes must be seen before delta-spark opens the table.
+    extensions.injectHintResolutionRule(InterceptRedirectPropertyChanges)
+    extensions.injectHintResolutionRule(RouteRedirectedPaths)
+    extensions.injectCheckRule(spark => CheckRedirectRouting(spark).check)
+    extensions.injectOptimizerRule(CheckRedirectRouting)
   }
 
   /**

@@ -18,6 +18,21 @@ statement
         (RETAIN retainHours=INTEGER_VALUE HOURS)? (DRY RUN)?               #cleanLog
     | ALTER TABLE table=tableName DROP FEATURE feature=featureName
         (TRUNCATE HISTORY)? (DRY RUN)?                                     #dropFeature
+    | ALTER TABLE table=tableName SET REDIRECT kind=redirectMode?
+        TO (location=STRING | TABLE target=tableName)
+        (NO REDIRECT RULES LEFT_PAREN rules+=redirectRule (COMMA rules+=redirectRule)* RIGHT_PAREN)?  #setRedirect
+    | ALTER TABLE table=tableName UNSET REDIRECT                           #unsetRedirect
+    | DESCRIBE REDIRECT table=tableName                                    #describeRedirect
+    ;
+
+redirectMode
+    : READER WRITER
+    | WRITER ONLY
+    ;
+
+// 'app' ALLOW (INSERT, DELETE): sessions of that application run those operations on the source.
+redirectRule
+    : app=STRING ALLOW LEFT_PAREN (operations+=identifier (COMMA operations+=identifier)*)? RIGHT_PAREN
     ;
 
 // Feature names may contain '-' (typeWidening-preview); a quoted string works too.
@@ -40,6 +55,7 @@ identifier
 nonReserved
     : DESCRIBE | PROTOCOL | HISTORY | ALTER | TABLE | COMPACT | CLEAN | LOG | FROM | TO | VERSION
     | RETAIN | HOURS | DRY | RUN | DROP | FEATURE | TRUNCATE
+    | SET | UNSET | REDIRECT | READER | WRITER | ONLY | NO | RULES | ALLOW
     ;
 
 DESCRIBE: 'DESCRIBE' | 'DESC';
@@ -60,10 +76,22 @@ RUN: 'RUN';
 DROP: 'DROP';
 FEATURE: 'FEATURE';
 TRUNCATE: 'TRUNCATE';
+SET: 'SET';
+UNSET: 'UNSET';
+REDIRECT: 'REDIRECT';
+READER: 'READER';
+WRITER: 'WRITER';
+ONLY: 'ONLY';
+NO: 'NO';
+RULES: 'RULES';
+ALLOW: 'ALLOW';
 
 DOT: '.';
 SEMICOLON: ';';
 MINUS: '-';
+COMMA: ',';
+LEFT_PAREN: '(';
+RIGHT_PAREN: ')';
 STRING: '\'' (~['\\] | '\\' .)* '\'' | '"' (~["\\] | '\\' .)* '"';
 
 // Before IDENTIFIER: a run of digits is a number, not a name.

@@ -2,7 +2,8 @@ package io.github.deltalifecycle.sql.parser
 
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory, DropFeature}
+import io.github.deltalifecycle.features.redirect.{NoRedirectRule, RedirectMode}
+import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory, DescribeRedirect, DropFeature, SetRedirect, UnsetRedirect}
 import org.antlr.v4.runtime.Token
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
@@ -31,11 +32,26 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
     DropFeature(tableName(ctx.table), featureName(ctx.feature),
       truncateHistory = ctx.TRUNCATE() != null, dryRun = ctx.DRY() != null)
 
+  override def visitSetRedirect(ctx: SetRedirectContext): LogicalPlan = {
+    val mode = Option(ctx.kind).map(m => if (m.READER() != null) RedirectMode.ReaderWriter else RedirectMode.WriterOnly)
+      .getOrElse(RedirectMode.ReaderWriter)
+    val rules = ctx.rules.asScala.map { r =>
+      NoRedirectRule(string(r.app), r.operations.asScala.map(identifier(_).toUpperCase).toSeq)
+    }.toSeq
+    SetRedirect(tableName(ctx.table), mode, Option(ctx.location).map(string), Option(ctx.target).map(tableName), rules)
+  }
+
+  override def visitUnsetRedirect(ctx: UnsetRedirectContext): LogicalPlan = UnsetRedirect(tableName(ctx.table))
+
+  override def visitDescribeRedirect(ctx: DescribeRedirectContext): LogicalPlan = DescribeRedirect(tableName(ctx.table))
+
+  private def string(token: Token): String = {
+    val quoted = token.getText
+    quoted.substring(1, quoted.length - 1).replaceAll("""\\(.)""", "$1")
+  }
+
   private def featureName(ctx: FeatureNameContext): String =
-    if (ctx.STRING() != null) {
-      val quoted = ctx.STRING().getText
-      quoted.substring(1, quoted.length - 1).replaceAll("""\\(.)""", "$1")
-    } else ctx.identifier().asScala.map(identifier).mkString("-")
+    if (ctx.STRING() != null) string(ctx.STRING().getSymbol) else ctx.identifier().asScala.map(identifier).mkString("-")
 
   /** A non-negative integer literal; one that does not fit a long is a parse error, not an overflow. */
   private def number(token: Token): Long = token.getText.toLongOption.getOrElse {

@@ -54,13 +54,17 @@ object DeltaLifecycleSqlParser {
 
   /** Leading keywords that make a statement this project's. */
   val OwnStatementPrefixes: Seq[Seq[Int]] = Seq(
-    Seq(DESCRIBE, PROTOCOL, HISTORY))
+    Seq(DESCRIBE, PROTOCOL, HISTORY),
+    // `DESCRIBE redirect` alone describes a table named redirect; see isOwnStatement.
+    Seq(DESCRIBE, REDIRECT))
 
   /** The keywords after `ALTER TABLE <name>` that make an ALTER TABLE statement this project's. */
   val OwnAlterTableActions: Seq[Seq[Int]] = Seq(
     Seq(COMPACT, LOG),
     Seq(CLEAN, LOG),
-    Seq(DROP, FEATURE))
+    Seq(DROP, FEATURE),
+    Seq(SET, REDIRECT),
+    Seq(UNSET, REDIRECT))
 
   private val lookahead = 64
 
@@ -71,7 +75,8 @@ object DeltaLifecycleSqlParser {
       .takeWhile(_.getType != Token.EOF)
       .filter(_.getChannel == Token.DEFAULT_CHANNEL)
       .take(lookahead).map(_.getType).toVector
-    OwnStatementPrefixes.exists(prefix => leading.startsWith(prefix)) || isOwnAlterTable(leading)
+    OwnStatementPrefixes.exists(prefix => leading.startsWith(prefix) && leading.length > prefix.length) ||
+      isOwnAlterTable(leading)
   }
 
   // ALTER TABLE, then a name of one or more dot-separated parts (any token may be a part:

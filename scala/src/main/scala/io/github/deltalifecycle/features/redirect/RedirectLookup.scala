@@ -1,0 +1,91 @@
+package io.github.deltalifecycle.features.redirect
+
+import java.util.concurrent.ConcurrentHashMap
+
+import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogListing, TableLog}
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.QueryPlanningTracker
+import org.apache.spark.sql.delta.actions.{AddCDCFile, AddFile, Metadata, Protocol, RemoveFile}
+
+/** The redirect facts of one table location at its latest version. */
+final case class RedirectInfo(
+    path: Path,
+    version: Long,
+    protocol: Protocol,
+    metadata: Metadata,
+    config: Option[RedirectConfig]) {
+  def state: String = config.map(_.state.name).getOrElse(RedirectState.Normal)
+}
+
+/**
+ * Reads a table's redirect with this project's log core: one listing of `_delta_log`, then
+ * the protocol and metadata of the latest version from its checksum, or from the commits
+ * after the newest checkpoint (the checkpoint only when they do not hold them). It never
+ * asks delta-spark, which cannot open a table whose protocol names a redirect feature.
+ *
+ * Results are cached for the query being planned (Spark's per-query planning tracker), so
+ * a query that names a table several times, and the routing check after analysis, read the
+ * log once. Outside query planning nothing is cached.
+ */
+object RedirectLookup {
+  private val perQuery = new java.util.WeakHashMap[QueryPlanningTracker, ConcurrentHashMap[String, Option[RedirectInfo]]]()
+
+  /** The redirect facts of the Delta table at `path`, or None when there is no Delta table there. */
+  def lookup(hadoopConf: Configuration, path: Path): Option[RedirectInfo] = {
+    val cache = QueryPlanningTracker.get.map { tracker =>
+      perQuery.synchronized(perQuery.computeIfAbsent(tracker, _ => new ConcurrentHashMap()))
+    }
+    val key = path.toString
+    cache.flatMap(c => Option(c.get(key))).getOrElse {
+      val info = read(hadoopConf, path)
+      cache.foreach(_.put(key, info))
+      info
+    }
+  }
+
+  /** Like [[lookup]], never cached: for commands that change the redirect. */
+  def read(hadoopConf: Configuration, path: Path): Option[RedirectInfo] = {
+    val log = TableLog.forPath(hadoopConf, path)
+    if (!log.fs.exists(log.logPath)) return None
+    val listing = scala.util.Try(log.listing()).toOption.getOrElse(return None)
+    val (protocol, metadata) = log.protocolAndMetadataAt(listing.latestVersion, listing)
+    val config = RedirectConfig.fromMetadata(metadata, path.toString)
+    if (config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))) {
+      throw LifecycleErrors.invalidRedirect(path.toString,
+        "the protocol names redirectReaderWriter but no redirect property is set, so no client can tell where the table lives")
+    }
+    Some(RedirectInfo(log.tablePath, listing.latestVersion, protocol, metadata, config))
+  }
+
+  /**
+   * The newest version of a source in ENABLE-REDIRECT-IN-PROGRESS that delta-spark can read:
+   * the one before the commit that added the redirect feature. Its rows are the table's
+   * current rows, because that state accepts no writes and the redirect commits change
+   * only protocol and metadata; this is checked, not assumed.
+   */
+  def versionBeforeRedirect(hadoopConf: Configuration, info: RedirectInfo, dataChangesAllowed: Boolean = false): Long = {
+    val log = TableLog.forPath(hadoopConf, info.path)
+    val listing: LogListing = log.listing()
+    var v = info.version
+    while (v > 0) {
+      val commit = listing.commit(v).getOrElse(throw LifecycleErrors.invalidRedirect(info.path.toString,
+        s"commit $v is missing, so the version before the redirect cannot be found"))
+      val actions = ActionReader.readJson(log.readFs, commit.status)
+      if (!dataChangesAllowed && actions.exists(a => a.isInstanceOf[AddFile] || a.isInstanceOf[RemoveFile] || a.isInstanceOf[AddCDCFile])) {
+        throw LifecycleErrors.invalidRedirect(info.path.toString,
+          s"version $v changed data after the redirect began, which the RFC forbids; the source cannot be read safely")
+      }
+      val addsRedirectFeature = actions.exists {
+        case p: Protocol => RedirectConfig.protocolNames(p).nonEmpty
+        case _ => false
+      }
+      if (addsRedirectFeature) {
+        val (before, _) = log.protocolAndMetadataAt(v - 1, listing)
+        if (RedirectConfig.protocolNames(before).isEmpty) return v - 1
+      }
+      v -= 1
+    }
+    throw LifecycleErrors.invalidRedirect(info.path.toString, "no version before the redirect is retained in the log")
+  }
+}

@@ -1,0 +1,152 @@
+package io.github.deltalifecycle.features.redirect
+
+import io.github.deltalifecycle.core.LifecycleErrors
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+
+/** Where an access to a table goes, per the RFC's Query Redirection Flow. */
+sealed trait Route
+
+object Route {
+  /** The table itself, at its latest version (no redirect, or one that keeps this access here). */
+  case object Direct extends Route
+  /** The redirect destination at a location. */
+  final case class ToLocation(path: Path) extends Route
+  /** The redirect destination registered in the session catalog under `name`. */
+  final case class ToTable(name: String, path: Path) extends Route
+}
+
+/** Reading, or writing with the named operations (INSERT, UPDATE, DELETE, WRITE, ...). */
+sealed trait Access
+object Access {
+  case object Read extends Access
+  final case class Write(operations: Set[String]) extends Access
+}
+
+/**
+ * Session facts routing depends on: the application name (NoRedirectRules), the location
+ * prefixes a redirect may point to (empty: any), and how to find a catalog table's location.
+ */
+final case class RoutingContext(
+    hadoopConf: Configuration,
+    appName: String,
+    allowedPrefixes: Seq[String],
+    catalogTableLocation: String => Option[Path])
+
+/** Decides the route of one access; never reads data, only logs (through [[RedirectLookup]]). */
+object RedirectRouting {
+  /** Longer chains are reported as chains before they are followed further. */
+  private val MaxChainReport = 8
+
+  def route(ctx: RoutingContext, path: Path, access: Access, what: String): Route =
+    RedirectLookup.lookup(ctx.hadoopConf, path) match {
+      case None => Route.Direct
+      case Some(info) => route(ctx, info, access, what)
+    }
+
+  def route(ctx: RoutingContext, info: RedirectInfo, access: Access, what: String): Route = info.config match {
+    case None => Route.Direct
+    case Some(c) if c.isDestinationMarker =>
+      // A destination whose redirect is being (or was) dropped: its own rows, read-only.
+      access match {
+        case Access.Read => Route.Direct
+        case Access.Write(ops) => throw LifecycleErrors.redirectWriteRefused(what, c.state.name, describe(ops))
+      }
+    case Some(c) =>
+      val rule = c.ruleFor(ctx.appName)
+      val keepOnSource = (rule, access) match {
+        case (Some(_), Access.Read) => true
+        case (Some(r), Access.Write(ops)) => ops.nonEmpty && ops.forall(r.allows)
+        case _ => false
+      }
+      if (keepOnSource) return sourceRoute(ctx, info, c)
+      (c.state, access) match {
+        case (RedirectState.EnableInProgress, Access.Read) => sourceRoute(ctx, info, c)
+        case (RedirectState.Ready, _) | (RedirectState.DropInProgress, Access.Read) => destination(ctx, info, c)
+        case (state, Access.Write(ops)) => throw LifecycleErrors.redirectWriteRefused(what, state.name, describe(ops))
+      }
+  }
+
+  /**
+   * The source itself. While a redirect is enabled it carries only the writer-only feature,
+   * so delta-spark reads it; a READY reader-writer source cannot be read by delta-spark at
+   * all, so a NoRedirectRules application is told so rather than sent into its error.
+   */
+  private def sourceRoute(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route =
+    if (!c.mode.readerWriter) Route.Direct
+    else throw LifecycleErrors.redirectState(info.path.toString,
+      s"NoRedirectRules keep ${ctx.appName} on the source, but the source's protocol names redirectReaderWriter, " +
+        "which delta-spark cannot read or write. Redirect with WRITER ONLY when applications must keep using the source.")
+
+  /** The destination, after checking it is allowed and is not itself redirected elsewhere. */
+  def destination(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route = {
+    val route = c.spec match {
+      case RedirectSpec.Location(uri) => Route.ToLocation(new Path(uri))
+      case RedirectSpec.Table(name, recorded) =>
+        val path = ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
+          throw LifecycleErrors.invalidRedirect(info.path.toString, s"the destination table $name does not exist"))
+        Route.ToTable(name, path)
+    }
+    val destPath = route match {
+      case Route.ToLocation(p) => p
+      case Route.ToTable(_, p) => p
+      case _ => throw new IllegalStateException("unreachable")
+    }
+    checkAllowed(ctx, destPath.toString)
+    checkNotChained(ctx, info.path, destPath)
+    route
+  }
+
+  def checkAllowed(ctx: RoutingContext, location: String): Unit = {
+    if (ctx.allowedPrefixes.nonEmpty && !ctx.allowedPrefixes.exists(p => normalize(ctx, location).startsWith(normalize(ctx, p)))) {
+      throw LifecycleErrors.redirectLocationNotAllowed(location, ctx.allowedPrefixes)
+    }
+  }
+
+  private def normalize(ctx: RoutingContext, location: String): String = {
+    val p = new Path(location)
+    scala.util.Try(p.getFileSystem(ctx.hadoopConf).makeQualified(p).toString).getOrElse(location)
+  }
+
+  /**
+   * A destination must not be redirected itself, except as the marked destination of this
+   * very source while the redirect is dropped. Anything else is a chain (A -> B -> C) or a
+   * cycle (A -> B -> A), reported with the hops found.
+   */
+  private def checkNotChained(ctx: RoutingContext, source: Path, dest: Path): Unit = {
+    val destInfo = RedirectLookup.lookup(ctx.hadoopConf, dest)
+    destInfo.flatMap(_.config) match {
+      case None =>
+      case Some(d) if d.isDestinationMarker && d.destinationLocation.exists(l => sameLocation(ctx, l, source.toString)) =>
+      case Some(_) =>
+        val hops = Vector.newBuilder[String]
+        hops += source.toString
+        var current: Option[RedirectInfo] = destInfo
+        var seen = Set(qualified(ctx, source.toString))
+        var done = false
+        hops += dest.toString
+        seen += qualified(ctx, dest.toString)
+        var n = 0
+        while (!done && n < MaxChainReport) {
+          n += 1
+          current.flatMap(_.config).flatMap(_.destinationLocation) match {
+            case Some(next) =>
+              hops += next
+              val q = qualified(ctx, next)
+              if (seen.contains(q)) done = true
+              seen += q
+              current = scala.util.Try(RedirectLookup.lookup(ctx.hadoopConf, new Path(next))).toOption.flatten
+            case None => done = true
+          }
+        }
+        throw LifecycleErrors.redirectChain(hops.result())
+    }
+  }
+
+  private def qualified(ctx: RoutingContext, location: String): String = normalize(ctx, location).stripSuffix("/")
+
+  def sameLocation(ctx: RoutingContext, a: String, b: String): Boolean = qualified(ctx, a) == qualified(ctx, b)
+
+  private def describe(ops: Set[String]): String =
+    if (ops.isEmpty) "write to" else ops.toSeq.sorted.mkString("/").toLowerCase + " on"
+}

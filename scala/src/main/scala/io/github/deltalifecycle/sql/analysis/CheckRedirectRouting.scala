@@ -1,0 +1,49 @@
+package io.github.deltalifecycle.sql.analysis
+
+import io.github.deltalifecycle.core.LifecycleErrors
+import io.github.deltalifecycle.features.redirect.{RedirectConfig, RedirectState}
+import io.github.deltalifecycle.sql.RedirectSession
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.delta.actions.Metadata
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import org.apache.spark.sql.delta.files.TahoeFileIndex
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+
+/**
+ * The safety net behind routing: a query must never read a redirected source's stale rows
+ * by an entry point that bypassed it (for example `DeltaTable.forPath` on a writer-only
+ * source, which delta-spark can open). It looks only at the snapshot delta-spark already
+ * loaded for the query, so it costs no I/O. It runs as a check after analysis and again as
+ * an optimizer rule, because some APIs hand Spark plans marked as already analyzed.
+ */
+case class CheckRedirectRouting(spark: SparkSession) extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    check(plan)
+    plan
+  }
+
+  def check(plan: LogicalPlan): Unit = plan.foreach {
+    case l: LogicalRelation => l.relation match {
+      case h: HadoopFsRelation => h.location match {
+        case index: TahoeFileIndex => check(index.path.toString, index.metadata)
+        case _ =>
+      }
+      case _ =>
+    }
+    case r: DataSourceV2Relation => r.table match {
+      case d: DeltaTableV2 => check(d.path.toString, d.initialSnapshot.metadata)
+      case _ =>
+    }
+    case _ =>
+  }
+
+  private def check(path: String, metadata: Metadata): Unit =
+    RedirectConfig.fromMetadata(metadata, path).foreach { c =>
+      val staleHere = !c.isDestinationMarker && c.state != RedirectState.EnableInProgress
+      val appReadsSource = c.ruleFor(RedirectSession.context(spark).appName).isDefined
+      if (staleHere && !appReadsSource) throw LifecycleErrors.redirectNotRouted(path, c.state.name)
+    }
+}
