@@ -10,6 +10,7 @@ from pyspark.sql import SparkSession
 from delta_lifecycle import configure_spark, jar_path, spark_configuration
 from delta_lifecycle.config import (
     DELTA_CATALOG,
+    LIFECYCLE_CATALOG,
     DELTA_EXTENSION,
     LIFECYCLE_EXTENSION,
     delta_maven_coordinate,
@@ -23,8 +24,14 @@ def test_fresh_builder_gets_everything() -> None:
     assert Path(jar_path()).is_file()
     assert options["spark.jars.packages"] == delta_maven_coordinate()
     assert options["spark.sql.extensions"] == f"{DELTA_EXTENSION},{LIFECYCLE_EXTENSION}"
-    assert options["spark.sql.catalog.spark_catalog"] == DELTA_CATALOG
+    assert options["spark.sql.catalog.spark_catalog"] == LIFECYCLE_CATALOG
     assert options["spark.master"] == "local[1]"
+
+
+def test_deltas_own_catalog_is_replaced_by_the_redirect_aware_one() -> None:
+    builder = SparkSession.builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
+    options = configure_spark(builder)._options
+    assert options["spark.sql.catalog.spark_catalog"] == LIFECYCLE_CATALOG
 
 
 def test_existing_values_are_kept_and_extended() -> None:

@@ -20,7 +20,7 @@ from deltalog import LogVersion, read_log
 from delta_lifecycle import maven_coordinate
 from delta_lifecycle._version import ARTIFACT_ID, MAVEN_GROUP, __version__
 from delta_lifecycle.config import (
-    DELTA_CATALOG,
+    LIFECYCLE_CATALOG,
     DELTA_EXTENSION,
     LIFECYCLE_EXTENSION,
     delta_maven_coordinate,
@@ -75,7 +75,7 @@ def test_spark_submit_with_packages(tmp_path: Path) -> None:
     confs = {
         **SESSION_CONF,
         "spark.sql.extensions": f"{DELTA_EXTENSION},{LIFECYCLE_EXTENSION}",
-        "spark.sql.catalog.spark_catalog": DELTA_CATALOG,
+        "spark.sql.catalog.spark_catalog": LIFECYCLE_CATALOG,
         "spark.sql.warehouse.dir": str(tmp_path / "warehouse"),
     }
     command = [

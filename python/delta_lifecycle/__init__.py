@@ -29,6 +29,7 @@ from delta_lifecycle.results import (
     CompactionResult,
     DropFeatureResult,
     ProtocolVersion,
+    RedirectStatus,
 )
 from delta_lifecycle.tables import LifecycleTable
 
@@ -40,6 +41,7 @@ __all__ = [
     "DropFeatureResult",
     "LifecycleTable",
     "ProtocolVersion",
+    "RedirectStatus",
     "__version__",
     "configure_spark",
     "errors",

@@ -12,6 +12,7 @@ from delta_lifecycle._version import ARTIFACT_ID, MAVEN_GROUP, __version__
 
 __all__ = [
     "DELTA_CATALOG",
+    "LIFECYCLE_CATALOG",
     "DELTA_EXTENSION",
     "LIFECYCLE_EXTENSION",
     "configure_spark",
@@ -28,8 +29,12 @@ DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 #: listed after Delta's to see its statements first and hand every other one to Delta.
 LIFECYCLE_EXTENSION = "io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension"
 
-#: Delta's catalog, installed as ``spark_catalog``.
+#: Delta's catalog.
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+
+#: This project's catalog, installed as ``spark_catalog``: Delta's catalog, made
+#: redirect-aware (tables by name and ``delta.`path``` follow their redirect).
+LIFECYCLE_CATALOG = "io.github.deltalifecycle.sql.LifecycleCatalog"
 
 _JAR_NAME = f"{ARTIFACT_ID}-{__version__}.jar"
 
@@ -133,7 +138,9 @@ def spark_configuration(
     ]
     extensions = _append_unique(others, [DELTA_EXTENSION, LIFECYCLE_EXTENSION])
 
-    catalog = existing.get("spark.sql.catalog.spark_catalog") or DELTA_CATALOG
+    # Delta's own catalog is replaced by ours (a subclass of it); any other choice is kept.
+    chosen = existing.get("spark.sql.catalog.spark_catalog")
+    catalog = LIFECYCLE_CATALOG if chosen in (None, "", DELTA_CATALOG) else chosen
     return {
         "spark.jars": ",".join(jars),
         "spark.jars.packages": ",".join(packages),
@@ -155,7 +162,8 @@ def configure_spark(
       ``extra_packages`` appended to ``spark.jars.packages``;
     * ``spark.sql.extensions`` with Delta's extension and then this project's extension
       last, keeping any other extension already set in its place;
-    * Delta's catalog as ``spark_catalog``, unless the builder already names one.
+    * this project's catalog (Delta's, made redirect-aware) as ``spark_catalog``, unless
+      the builder already names a catalog other than Delta's.
 
     Values already on the builder are kept, so this can be combined with other
     configuration, before or after. Like delta-spark's ``configure_spark_with_delta_pip``,

@@ -50,6 +50,15 @@ __all__ = [
     "FeatureTracesRemainError",
     "TruncateHistoryRequiredError",
     "DropFeatureWaitError",
+    "InvalidRedirectError",
+    "RedirectWriteRefusedError",
+    "RedirectChainError",
+    "RedirectLocationNotAllowedError",
+    "RedirectDestinationNotEmptyError",
+    "RedirectStateError",
+    "RedirectInvalidTransitionError",
+    "RedirectCopyMismatchError",
+    "RedirectNotRoutedError",
     "convert_exception",
     "translate_errors",
 ]
@@ -214,6 +223,52 @@ class DropFeatureWaitError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_DROP_FEATURE_WAIT"
 
 
+class InvalidRedirectError(DeltaLifecycleError):
+    """A redirect property is malformed: not JSON, or an unknown ``Type``, ``State`` or ``Spec``."""
+
+    CONDITION = "DELTA_LIFECYCLE_INVALID_REDIRECT"
+
+class RedirectWriteRefusedError(DeltaLifecycleError):
+    """A write or metadata change reached a table whose redirect is in an IN-PROGRESS state."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED"
+
+class RedirectChainError(DeltaLifecycleError):
+    """A redirect points to a table that is redirected itself (a chain or a cycle)."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_CHAIN"
+
+class RedirectLocationNotAllowedError(DeltaLifecycleError):
+    """A redirect target is outside ``spark.deltaLifecycle.redirect.allowedLocationPrefixes``."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED"
+
+class RedirectDestinationNotEmptyError(DeltaLifecycleError):
+    """The redirect destination exists and is not empty (or overlaps the source)."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY"
+
+class RedirectStateError(DeltaLifecycleError):
+    """The table's redirect state does not allow the command (nothing to unset, already redirected elsewhere, ...)."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_STATE"
+
+class RedirectInvalidTransitionError(DeltaLifecycleError):
+    """A redirect property change skips or reverses a step of the RFC's state machine."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_INVALID_TRANSITION"
+
+class RedirectCopyMismatchError(DeltaLifecycleError):
+    """A copied table did not verify (missing files or wrong sizes); running the command again re-copies."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_COPY_MISMATCH"
+
+class RedirectNotRoutedError(DeltaLifecycleError):
+    """A query read a redirected source directly, bypassing routing; it was refused instead of returning stale rows."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED"
+
+
 _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
     cls.CONDITION: cls
     for cls in (
@@ -237,6 +292,15 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         FeatureTracesRemainError,
         TruncateHistoryRequiredError,
         DropFeatureWaitError,
+        InvalidRedirectError,
+        RedirectWriteRefusedError,
+        RedirectChainError,
+        RedirectLocationNotAllowedError,
+        RedirectDestinationNotEmptyError,
+        RedirectStateError,
+        RedirectInvalidTransitionError,
+        RedirectCopyMismatchError,
+        RedirectNotRoutedError,
     )
 }
 

@@ -22,6 +22,8 @@ __all__ = [
     "DROP_FEATURE_COLUMNS",
     "DropFeatureResult",
     "ProtocolVersion",
+    "REDIRECT_COLUMNS",
+    "RedirectStatus",
 ]
 
 #: The columns of ``DESCRIBE PROTOCOL HISTORY``, in order.
@@ -63,6 +65,22 @@ DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
     "protectedBefore",
     "readableWithoutFeatureFrom",
     "historyTruncatedBefore",
+    "steps",
+)
+
+#: The columns of ``SET REDIRECT``, ``UNSET REDIRECT`` and ``DESCRIBE REDIRECT``, in order.
+REDIRECT_COLUMNS: Tuple[str, ...] = (
+    "table",
+    "state",
+    "mode",
+    "type",
+    "destination",
+    "destinationLocation",
+    "noRedirectRules",
+    "version",
+    "filesCopied",
+    "bytesCopied",
+    "commitVersions",
     "steps",
 )
 
@@ -439,5 +457,88 @@ class DropFeatureResult:
             protected_before=_optional_int(fields["protectedBefore"]),
             readable_without_feature_from=_optional_int(fields["readableWithoutFeatureFrom"]),
             history_truncated_before=_optional_int(fields["historyTruncatedBefore"]),
+            steps=tuple(str(s) for s in fields["steps"]),
+        )
+
+
+@dataclass(frozen=True)
+class RedirectStatus:
+    """A table's redirect, as ``SET REDIRECT``, ``UNSET REDIRECT`` or ``DESCRIBE REDIRECT``
+    reports it.
+
+    Attributes
+    ----------
+    table:
+        The table as the statement named it.
+    state:
+        ``"NORMAL"`` (no redirect), ``"ENABLE-REDIRECT-IN-PROGRESS"``, ``"READY"`` or
+        ``"DROP-REDIRECT-IN-PROGRESS"``.
+    mode:
+        ``"READER WRITER"`` or ``"WRITER ONLY"``; ``None`` when NORMAL.
+    type:
+        ``"Object Store"`` (a location) or ``"Session Catalog"`` (a catalog table).
+    destination:
+        The location or table name the redirect points to.
+    destination_location:
+        Where the destination's files are.
+    no_redirect_rules:
+        One ``"<app>: <operations>"`` line per NoRedirectRules entry.
+    version:
+        The table's latest version after the statement.
+    files_copied, bytes_copied:
+        What the statement copied (0 for DESCRIBE; smaller on a resumed run).
+    commit_versions:
+        Versions the statement committed on the table.
+    steps:
+        One line per step, in order.
+
+    Example
+    -------
+    >>> status = LifecycleTable.for_path(spark, "/data/events").set_redirect("/new/events")
+    >>> status.state, status.destination
+    ('READY', 'file:/new/events')
+    """
+
+    table: str
+    state: str
+    mode: Optional[str]
+    type: Optional[str]
+    destination: Optional[str]
+    destination_location: Optional[str]
+    no_redirect_rules: Tuple[str, ...]
+    version: int
+    files_copied: int
+    bytes_copied: int
+    commit_versions: Tuple[int, ...]
+    steps: Tuple[str, ...]
+
+    @property
+    def redirected(self) -> bool:
+        """Whether the table has a redirect in any state."""
+        return self.state != "NORMAL"
+
+    @classmethod
+    def from_row(cls, row: Row) -> "RedirectStatus":
+        """Build a :class:`RedirectStatus` from the row a redirect statement returns.
+
+        Raises ``ValueError`` when the row lacks one of the statement's columns.
+
+        >>> row = spark.sql("DESCRIBE REDIRECT delta.`/data/events`").collect()[0]
+        >>> RedirectStatus.from_row(row).state
+        'READY'
+        """
+        fields = _fields(row, REDIRECT_COLUMNS, "… REDIRECT")
+        return cls(
+            table=str(fields["table"]),
+            state=str(fields["state"]),
+            mode=_optional_str(fields["mode"]),
+            type=_optional_str(fields["type"]),
+            destination=_optional_str(fields["destination"]),
+            destination_location=_optional_str(fields["destinationLocation"]),
+            no_redirect_rules=tuple(str(r) for r in fields["noRedirectRules"]),
+            version=int(fields["version"]),
+            files_copied=int(fields["filesCopied"]),
+            bytes_copied=int(fields["bytesCopied"]),
+            commit_versions=tuple(int(v) for v in fields["commitVersions"]),
             steps=tuple(str(s) for s in fields["steps"]),
         )

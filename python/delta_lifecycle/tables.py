@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Union
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 from delta_lifecycle.errors import translate_errors
 from delta_lifecycle.results import (
@@ -10,6 +10,7 @@ from delta_lifecycle.results import (
     CompactionResult,
     DropFeatureResult,
     ProtocolVersion,
+    RedirectStatus,
 )
 
 if TYPE_CHECKING:
@@ -264,15 +265,102 @@ class LifecycleTable:
             rows = self._sql(statement).collect()
         return DropFeatureResult.from_row(rows[0])
 
+    def set_redirect(
+        self,
+        location: Optional[str] = None,
+        mode: str = "reader_writer",
+        no_redirect_rules: Sequence[Tuple[str, Sequence[str]]] = (),
+        table: Optional[str] = None,
+    ) -> RedirectStatus:
+        """Redirect the table to a new location, or to a new table in the session catalog.
+
+        Runs ``ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>'
+        | TABLE <name> [NO REDIRECT RULES (...)]``: the table enters
+        ``ENABLE-REDIRECT-IN-PROGRESS`` (writes are refused, reads continue), its files and
+        log are copied in parallel and verified, and it becomes ``READY``: from then on every
+        read and write by name or path in a session with this extension goes to the
+        destination. Re-running the same call after a crash resumes the copy.
+
+        :param location: the destination location (any Hadoop file system URI); it must be
+            absent or empty. Give exactly one of ``location`` and ``table``.
+        :param mode: ``"reader_writer"`` (legacy clients can neither read nor write the
+            source) or ``"writer_only"`` (they can still read it, as it was).
+        :param no_redirect_rules: ``(application name, operations)`` pairs: sessions of that
+            application keep reading (and running those operations on) the source.
+        :param table: a session catalog table name to create at the default location.
+        :return: see :class:`~delta_lifecycle.results.RedirectStatus`.
+        :raises ValueError: bad arguments; raised before any SQL runs.
+        :raises delta_lifecycle.errors.RedirectDestinationNotEmptyError: the target has data.
+        :raises delta_lifecycle.errors.RedirectLocationNotAllowedError: outside the allowed prefixes.
+        :raises delta_lifecycle.errors.RedirectStateError: already redirected elsewhere.
+
+        Example::
+
+            table = LifecycleTable.for_name(spark, "sales.events")
+            status = table.set_redirect("s3://new-bucket/events")
+            print(status.state, status.files_copied)
+        """
+        if (location is None) == (table is None):
+            raise ValueError("give exactly one of location and table")
+        modes = {"reader_writer": "READER WRITER", "writer_only": "WRITER ONLY"}
+        if mode not in modes:
+            raise ValueError(f"mode must be one of {sorted(modes)}, got {mode!r}")
+        target = f"TO {_string_literal(location, 'location')}" if location is not None else \
+            f"TO TABLE {_table_name(table)}"
+        statement = f"ALTER TABLE {self._identifier} SET REDIRECT {modes[mode]} {target}"
+        if no_redirect_rules:
+            rules = []
+            for app, operations in no_redirect_rules:
+                ops = ", ".join(_operation(op) for op in operations)
+                rules.append(f"{_string_literal(app, 'application name')} ALLOW ({ops})")
+            statement += f" NO REDIRECT RULES ({', '.join(rules)})"
+        with translate_errors():
+            rows = self._sql(statement).collect()
+        return RedirectStatus.from_row(rows[0])
+
+    def unset_redirect(self) -> RedirectStatus:
+        """Remove the table's redirect and bring its data home.
+
+        Runs ``ALTER TABLE <table> UNSET REDIRECT``. From ``READY``: source and destination
+        enter ``DROP-REDIRECT-IN-PROGRESS`` (writes refused), everything written at the
+        destination is copied back and its commits replayed on the source, and the source
+        returns to ``NORMAL``, readable by every client again. From
+        ``ENABLE-REDIRECT-IN-PROGRESS`` it cancels the unfinished redirect. Re-running after
+        a crash continues where it stopped.
+
+        :raises delta_lifecycle.errors.RedirectStateError: the table has no redirect.
+
+        Example::
+
+            LifecycleTable.for_path(spark, "/data/events").unset_redirect().state  # 'NORMAL'
+        """
+        with translate_errors():
+            rows = self._sql(f"ALTER TABLE {self._identifier} UNSET REDIRECT").collect()
+        return RedirectStatus.from_row(rows[0])
+
+    def redirect_status(self) -> Optional[RedirectStatus]:
+        """The table's redirect as its log records it, or ``None`` when it has none.
+
+        Runs ``DESCRIBE REDIRECT <table>``; reads only the table's log (it works on
+        tables delta-spark cannot open).
+
+        Example::
+
+            status = LifecycleTable.for_path(spark, "/data/events").redirect_status()
+            print(status.state if status else "not redirected")
+        """
+        with translate_errors():
+            rows = self._sql(f"DESCRIBE REDIRECT {self._identifier}").collect()
+        status = RedirectStatus.from_row(rows[0])
+        return status if status.redirected else None
+
     def __repr__(self) -> str:
         return f"LifecycleTable({self._identifier})"
 
 
 def _feature_literal(feature: str) -> str:
     # A SQL string literal, so names with '-' and any stray quote reach the JVM intact.
-    if not isinstance(feature, str) or not feature.strip():
-        raise ValueError(f"feature must be a non-empty string, got {feature!r}")
-    return "'" + feature.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return _string_literal(feature, "feature")
 
 
 def _non_negative(value: int, name: str) -> int:
@@ -282,3 +370,22 @@ def _non_negative(value: int, name: str) -> int:
     if value < 0:
         raise ValueError(f"{name} must not be negative, got {value}")
     return value
+
+
+def _string_literal(value: Optional[str], name: str) -> str:
+    # Backslashes first, then quotes: the literal must reach the JVM exactly as given.
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _table_name(name: Optional[str]) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"table must be a non-empty string, got {name!r}")
+    return ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
+
+
+def _operation(op: str) -> str:
+    if not isinstance(op, str) or not op.isidentifier():
+        raise ValueError(f"an operation must be a plain word such as 'DELETE', got {op!r}")
+    return op.upper()

@@ -34,8 +34,14 @@ object DroppableFeatures {
   }.toMap
 
   /** The feature named `name` (any case), or a typed error listing the droppable ones. */
-  def lookup(name: String): Droppable =
+  def lookup(name: String): Droppable = {
+    // A redirect is removed with its own procedure, which brings the data back first.
+    if (io.github.deltalifecycle.features.redirect.RedirectMode.featureNames.exists(_.equalsIgnoreCase(name))) {
+      throw LifecycleErrors.redirectState(name, "a redirect feature is removed by ALTER TABLE ... UNSET REDIRECT, " +
+        "which first brings back everything written at the destination")
+    }
     byLowerName.getOrElse(name.toLowerCase(Locale.ROOT), throw LifecycleErrors.unknownFeature(name, Names))
+  }
 
   def isPresent(protocol: Protocol, feature: TableFeature): Boolean =
     protocol.implicitlyAndExplicitlySupportedFeatures.contains(feature)

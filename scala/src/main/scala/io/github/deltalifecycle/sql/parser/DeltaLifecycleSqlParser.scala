@@ -54,8 +54,13 @@ object DeltaLifecycleSqlParser {
 
   /** Leading keywords that make a statement this project's. */
   val OwnStatementPrefixes: Seq[Seq[Int]] = Seq(
-    Seq(DESCRIBE, PROTOCOL, HISTORY),
-    // `DESCRIBE redirect` alone describes a table named redirect; see isOwnStatement.
+    Seq(DESCRIBE, PROTOCOL, HISTORY))
+
+  /**
+   * Leading keywords that make a statement this project's only when something follows them:
+   * `DESCRIBE redirect` alone is Spark's DESCRIBE of a table named redirect.
+   */
+  val OwnStatementPrefixesWithOperand: Seq[Seq[Int]] = Seq(
     Seq(DESCRIBE, REDIRECT))
 
   /** The keywords after `ALTER TABLE <name>` that make an ALTER TABLE statement this project's. */
@@ -75,7 +80,8 @@ object DeltaLifecycleSqlParser {
       .takeWhile(_.getType != Token.EOF)
       .filter(_.getChannel == Token.DEFAULT_CHANNEL)
       .take(lookahead).map(_.getType).toVector
-    OwnStatementPrefixes.exists(prefix => leading.startsWith(prefix) && leading.length > prefix.length) ||
+    OwnStatementPrefixes.exists(prefix => leading.startsWith(prefix)) ||
+      OwnStatementPrefixesWithOperand.exists(prefix => leading.startsWith(prefix) && leading.length > prefix.length) ||
       isOwnAlterTable(leading)
   }
 

@@ -216,6 +216,28 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     finally spark.conf.unset(RedirectSession.AllowedPrefixesKey)
   }
 
+  test("writers that raced a state change are aborted by delta-spark's conflict check, on the source and the destination") {
+    val src = table("src-race", 0 until 3)
+    val dest = newTableDir("dest-race")
+    def pendingAppend(path: String) = {
+      DeltaLog.clearCache()
+      val log = DeltaLog.forTable(spark, path)
+      val txn = log.startTransaction()
+      val file = txn.snapshot.allFiles.head()
+      (txn, file.copy(path = "raced-" + file.path.split('/').last))
+    }
+    val (srcTxn, srcFile) = pendingAppend(src)
+    sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest'")
+    intercept[Exception](srcTxn.commit(Seq(srcFile), org.apache.spark.sql.delta.DeltaOperations.ManualUpdate))
+    assert(!TableLog.forPath(hadoopConf, src).latestSnapshot().activeFiles.exists(_.path.startsWith("raced-")))
+
+    val (destTxn, destFile) = pendingAppend(dest)
+    sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")
+    intercept[Exception](destTxn.commit(Seq(destFile), org.apache.spark.sql.delta.DeltaOperations.ManualUpdate))
+    assert(!TableLog.forPath(hadoopConf, dest).latestSnapshot().activeFiles.exists(_.path.startsWith("raced-")))
+    assert(idsOf(s"delta.`$src`") === (0 until 3))
+  }
+
   test("delta-spark's preview spelling is read") {
     val c = RedirectConfig.parse(RedirectMode.ReaderWriter,
       """{"type":"PathBasedRedirect","state":"REDIRECT-READY","spec":"{\"sourcePath\":\"/a\",\"destPath\":\"/b\"}",

@@ -1,0 +1,193 @@
+"""Benchmark: query latency on a redirected table against querying its destination directly.
+
+One table of 200 files (2,000,000 rows, 60 commits after its last checkpoint, so the
+redirect lookup has a log tail to read) is redirected with SET REDIRECT; its destination
+is a plain Delta table. In one session with this extension and its catalog, the same
+aggregate query runs, round-robin, against:
+
+- ``by name``: the redirected catalog table (routed by LifecycleCatalog);
+- ``by path``: ``delta.`<source>``` (routed by LifecycleCatalog);
+- ``load(path)``: ``spark.read.format("delta").load(<source>)`` (routed by the analyzer rule);
+- ``destination``: ``delta.`<destination>``` directly (the baseline; no redirect to follow).
+
+For reference, in the same run, stock delta-spark (its own process, no extension) and
+delta-rs query the destination. Every query's result is checked against the expected
+count and sum. Only the query (analysis through collect) is timed.
+
+    python bench/redirect.py [repetitions]
+
+writes bench/results/redirect-runs.csv, redirect-summary.csv and redirect.png.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+ROOT = Path(__file__).resolve().parent
+WORK = ROOT / "work" / "redirect"
+RESULTS = ROOT / "results"
+FILES = 200
+ROWS_PER_FILE = 10_000
+TAIL_COMMITS = 60
+
+QUERY = "SELECT count(*) AS n, sum(id) AS s FROM {table} WHERE id % 7 = 0"
+
+WORKER = r"""
+import json, sys, time
+from pyspark.sql import SparkSession
+
+mode, spec = sys.argv[1], json.loads(sys.argv[2])
+builder = (SparkSession.builder.master("local[2]")
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "2")
+    .config("spark.sql.warehouse.dir", spec["warehouse"])
+    .config("spark.databricks.delta.snapshotPartitions", "2"))
+if mode == "stock":
+    from delta import configure_spark_with_delta_pip
+    builder = (builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
+    spark = configure_spark_with_delta_pip(builder).getOrCreate()
+else:
+    from delta_lifecycle import configure_spark
+    spark = configure_spark(builder).getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+src, dest, query = spec["source"], spec["destination"], spec["query"]
+
+if mode == "build":
+    spark.sql("DROP TABLE IF EXISTS redirected_events")
+    spark.sql(f"CREATE TABLE redirected_events (id BIGINT) USING delta LOCATION '{src}' "
+              "TBLPROPERTIES ('delta.checkpointInterval' = '1000')")
+    files, per_file, tail = spec["files"], spec["rows_per_file"], spec["tail"]
+    # The bulk in one commit, checkpointed; then a tail of small commits after the checkpoint.
+    (spark.range(0, (files - tail) * per_file, numPartitions=files - tail)
+        .write.format("delta").mode("append").save(src))
+    spark._jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, src).checkpoint()
+    start = (files - tail) * per_file
+    for i in range(tail):
+        spark.range(start + i * per_file, start + (i + 1) * per_file, numPartitions=1).write.format("delta").mode("append").save(src)
+    status = spark.sql(f"ALTER TABLE redirected_events SET REDIRECT TO '{dest}'").collect()[0]
+    print("RESULT " + json.dumps({"state": status["state"], "files": status["filesCopied"]}))
+    sys.exit(0)
+
+TABLES = {"by name": "redirected_events", "by path": f"delta.`{src}`", "destination": f"delta.`{dest}`"}
+
+def run(target):
+    t0 = time.perf_counter()
+    if target == "load(path)":
+        df = spark.read.format("delta").load(src).where("id % 7 = 0")
+        row = df.selectExpr("count(*) AS n", "sum(id) AS s").collect()[0]
+    else:
+        row = spark.sql(query.format(table=TABLES[target])).collect()[0]
+    return time.perf_counter() - t0, int(row["n"]), int(row["s"])
+
+targets = spec["targets"]
+for _ in range(3):
+    for t in targets:
+        run(t)
+out = []
+for rep in range(spec["repetitions"]):
+    for t in (targets if rep % 2 == 0 else list(reversed(targets))):
+        seconds, n, s = run(t)
+        out.append({"client": mode, "target": t, "repetition": rep, "seconds": seconds, "n": n, "s": s})
+print("RESULT " + json.dumps(out))
+"""
+
+
+def run_worker(mode: str, spec: Dict[str, Any]) -> Any:
+    script = WORK / "worker.py"
+    script.write_text(WORKER)
+    run = subprocess.run([sys.executable, str(script), mode, json.dumps(spec)], capture_output=True, text=True)
+    lines = [l for l in run.stdout.splitlines() if l.startswith("RESULT ")]
+    if run.returncode != 0 or not lines:
+        raise RuntimeError(f"{mode} worker failed:\n{run.stderr[-4000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def delta_rs_runs(dest: Path, repetitions: int) -> List[Dict[str, Any]]:
+    import pyarrow.compute as pc
+    from deltalake import DeltaTable
+
+    def once() -> Dict[str, Any]:
+        t0 = time.perf_counter()
+        ids = DeltaTable(str(dest)).to_pyarrow_table(columns=["id"]).column("id")
+        remainder = pc.subtract(ids, pc.multiply(pc.divide(ids, 7), 7))  # integer division
+        kept = pc.filter(ids, pc.equal(remainder, 0))
+        return {"seconds": time.perf_counter() - t0, "n": len(kept), "s": int(pc.sum(kept).as_py() or 0)}
+
+    for _ in range(3):
+        once()
+    return [{"client": "delta-rs", "target": "destination", "repetition": i, **once()} for i in range(repetitions)]
+
+
+def main() -> int:
+    repetitions = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    RESULTS.mkdir(exist_ok=True)
+    src, dest = WORK / "source", WORK / "destination"
+    spec: Dict[str, Any] = {
+        "source": str(src), "destination": str(dest), "warehouse": str(WORK / "warehouse"),
+        "files": FILES, "rows_per_file": ROWS_PER_FILE, "tail": TAIL_COMMITS, "query": QUERY,
+        "repetitions": repetitions,
+    }
+    built = run_worker("build", spec)
+    assert built["state"] == "READY", built
+    total = FILES * ROWS_PER_FILE
+    expected_n = len(range(0, total, 7))
+    expected_s = sum(range(0, total, 7))
+
+    ours = run_worker("delta-lifecycle", {**spec, "targets": ["by name", "by path", "load(path)", "destination"]})
+    stock = run_worker("stock", {**spec, "targets": ["destination"]})
+    rs = delta_rs_runs(dest, repetitions)
+    rows = ours + stock + rs
+    for r in rows:
+        assert (r["n"], r["s"]) == (expected_n, expected_s), r
+
+    with open(RESULTS / "redirect-runs.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["client", "target", "repetition", "seconds", "n", "s"])
+        writer.writeheader()
+        writer.writerows(rows)
+    groups: Dict[str, List[float]] = {}
+    for r in rows:
+        groups.setdefault(f"{r['client']}: {r['target']}", []).append(r["seconds"])
+    median = {k: statistics.median(v) for k, v in groups.items()}
+    base = median["delta-lifecycle: destination"]
+    with open(RESULTS / "redirect-summary.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["variant", "median_seconds", "ratio_to_destination_in_same_session"])
+        for k, v in median.items():
+            writer.writerow([k, f"{v:.4f}", f"{v / base:.3f}"])
+    for k, v in median.items():
+        print(f"{k:40s} {v:.3f} s  {v / base:.2f}x")
+    plot(median, base)
+    return 0
+
+
+def plot(median: Dict[str, float], base: float) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = list(median)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    bars = ax.barh(labels, [median[k] for k in labels], color=["#3b7dd8" if k.startswith("delta-lifecycle") else "#999999" for k in labels])
+    for bar, k in zip(bars, labels):
+        ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {median[k] / base:.2f}x", va="center")
+    ax.invert_yaxis()
+    ax.set_xlabel("median query latency (s), lower is better")
+    ax.set_title(f"Query on a redirected table ({FILES} files, {TAIL_COMMITS}-commit log tail)")
+    fig.tight_layout()
+    fig.savefig(RESULTS / "redirect.png", dpi=120)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Table redirection end to end through Python, against clients this project did not write.
+
+One module session (with the extension and its catalog) redirects tables and writes through
+the DataFrame API; then stock delta-spark (a subprocess without the extension) and delta-rs
+act as the RFC's legacy clients: with ``redirectReaderWriter`` they can neither read nor
+write the source, with ``redirectWriterOnly`` they read the source as it was and cannot
+write it, and both read every destination and every source after UNSET REDIRECT.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+from pyspark.sql import SparkSession
+
+from conftest import delta_rs_ids, ids, run_stock_script
+from delta_lifecycle import LifecycleTable, RedirectStatus
+from delta_lifecycle.errors import (
+    InvalidRedirectError,
+    RedirectDestinationNotEmptyError,
+    RedirectInvalidTransitionError,
+    RedirectStateError,
+    RedirectWriteRefusedError,
+)
+
+
+def _table(spark: SparkSession, path: Path, rows: range) -> None:
+    spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta")
+    spark.sql(f"INSERT INTO delta.`{path}` SELECT id FROM range({rows.start}, {rows.stop})")
+
+
+def _append(spark: SparkSession, path: Path, value: int) -> None:
+    spark.createDataFrame([(value,)], "id BIGINT").write.format("delta").mode("append").save(str(path))
+
+
+@pytest.fixture(scope="module")
+def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+    """Three redirects: reader-writer and writer-only (left READY), and one set, written
+    through and unset again."""
+    root = tmp_path_factory.mktemp("redirect")
+    t: Dict[str, Any] = {name: root / name for name in ("rw", "rw_dest", "wo", "wo_dest", "back", "back_dest")}
+    _table(spark, t["rw"], range(0, 10))
+    t["rw_status"] = LifecycleTable.for_path(spark, str(t["rw"])).set_redirect(str(t["rw_dest"]))
+    _append(spark, t["rw"], 100)
+    spark.sql(f"INSERT INTO delta.`{t['rw']}` VALUES (101)")
+
+    _table(spark, t["wo"], range(0, 5))
+    LifecycleTable.for_path(spark, str(t["wo"])).set_redirect(str(t["wo_dest"]), mode="writer_only")
+    _append(spark, t["wo"], 50)
+
+    _table(spark, t["back"], range(0, 3))
+    back = LifecycleTable.for_path(spark, str(t["back"]))
+    back.set_redirect(str(t["back_dest"]))
+    _append(spark, t["back"], 30)
+    spark.sql(f"DELETE FROM delta.`{t['back']}` WHERE id = 0")
+    t["back_unset"] = back.unset_redirect()
+    return t
+
+
+@pytest.fixture(scope="module")
+def stock(tables: Dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+    """What stock delta-spark (no extension) can do with each table."""
+    body = """
+        paths = json.loads(sys.argv[1])
+        out = {}
+        for name, path in paths.items():
+            try:
+                out[name + ".read"] = sorted(int(r[0]) for r in spark.read.format("delta").load(path).collect())
+            except Exception as e:
+                out[name + ".read"] = "refused: " + str(e)[:400]
+            if name in ("rw", "wo"):
+                try:
+                    spark.createDataFrame([(999,)], "id BIGINT").write.format("delta").mode("append").save(path)
+                    out[name + ".write"] = "written"
+                except Exception as e:
+                    out[name + ".write"] = "refused: " + str(e)[:400]
+        emit(out)
+    """
+    paths = {n: str(tables[n]) for n in ("rw", "rw_dest", "wo", "wo_dest", "back", "back_dest")}
+    return run_stock_script(body, [json.dumps(paths)], tmp_path_factory.mktemp("stock"))
+
+
+def test_set_redirect_reports_the_copy(tables: Dict[str, Any]) -> None:
+    status: RedirectStatus = tables["rw_status"]
+    assert status.state == "READY" and status.mode == "READER WRITER" and status.type == "Object Store"
+    assert status.destination_location is not None and status.destination_location.endswith("rw_dest")
+    assert status.files_copied > 0 and status.bytes_copied > 0
+    assert len(status.commit_versions) == 2
+
+
+def test_reads_and_writes_by_path_follow_the_redirect(spark: SparkSession, tables: Dict[str, Any]) -> None:
+    expected = list(range(0, 10)) + [100, 101]
+    assert ids(spark, tables["rw"]) == expected
+    assert ids(spark, tables["rw_dest"]) == expected
+    rows = spark.sql(f"SELECT id FROM delta.`{tables['rw']}`").collect()
+    assert sorted(int(r[0]) for r in rows) == expected
+    assert ids(spark, tables["wo"]) == [0, 1, 2, 3, 4, 50]
+
+
+def test_redirect_status(spark: SparkSession, tables: Dict[str, Any]) -> None:
+    status = LifecycleTable.for_path(spark, str(tables["wo"])).redirect_status()
+    assert status is not None and status.state == "READY" and status.mode == "WRITER ONLY"
+    assert LifecycleTable.for_path(spark, str(tables["back"])).redirect_status() is None
+
+
+def test_stock_delta_spark_is_a_legacy_client(stock: Dict[str, Any]) -> None:
+    assert "redirectReaderWriter" in stock["rw.read"]
+    assert "redirectReaderWriter" in stock["rw.write"]
+    assert stock["rw_dest.read"] == list(range(0, 10)) + [100, 101]
+    # Writer-only: legacy readers see the source as it was when the redirect began.
+    assert stock["wo.read"] == [0, 1, 2, 3, 4]
+    assert "redirectWriterOnly" in stock["wo.write"]
+    assert stock["wo_dest.read"] == [0, 1, 2, 3, 4, 50]
+
+
+def test_delta_rs_is_a_legacy_client(tables: Dict[str, Any]) -> None:
+    with pytest.raises(Exception, match="redirectReaderWriter"):
+        DeltaTable(str(tables["rw"])).to_pyarrow_table()
+    with pytest.raises(Exception, match="redirect"):
+        write_deltalake(str(tables["rw"]), pa.table({"id": pa.array([7], pa.int64())}), mode="append")
+    assert delta_rs_ids(tables["rw_dest"]) == list(range(0, 10)) + [100, 101]
+    assert delta_rs_ids(tables["wo"]) == [0, 1, 2, 3, 4]
+    with pytest.raises(Exception, match="redirectWriterOnly"):
+        write_deltalake(str(tables["wo"]), pa.table({"id": pa.array([7], pa.int64())}), mode="append")
+
+
+def test_unset_redirect_brings_every_row_back_for_every_client(
+    spark: SparkSession, tables: Dict[str, Any], stock: Dict[str, Any]
+) -> None:
+    status: RedirectStatus = tables["back_unset"]
+    assert status.state == "NORMAL" and not status.redirected
+    expected = [1, 2, 30]
+    assert ids(spark, tables["back"]) == expected
+    assert stock["back.read"] == expected
+    assert delta_rs_ids(tables["back"]) == expected
+    # The destination stays readable and refuses writes from everyone.
+    assert stock["back_dest.read"] == expected
+    assert delta_rs_ids(tables["back_dest"]) == expected
+    with pytest.raises(RedirectWriteRefusedError):
+        spark.sql(f"INSERT INTO delta.`{tables['back_dest']}` VALUES (5)").collect()
+
+
+def test_typed_errors(spark: SparkSession, tables: Dict[str, Any], tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    _table(spark, src, range(0, 2))
+    table = LifecycleTable.for_path(spark, str(src))
+    with pytest.raises(RedirectDestinationNotEmptyError):
+        table.set_redirect(str(tables["rw_dest"]))
+    with pytest.raises(RedirectStateError):
+        table.unset_redirect()
+    with pytest.raises(RedirectStateError):
+        LifecycleTable.for_path(spark, str(tables["rw"])).set_redirect(str(tmp_path / "elsewhere"))
+    key = "delta.redirectReaderWriter"
+    with pytest.raises(InvalidRedirectError):
+        spark.sql(f"ALTER TABLE delta.`{src}` SET TBLPROPERTIES ('{key}' = '[1, 2]')").collect()
+    ready = json.dumps({"Type": "Object Store", "State": "READY", "Spec": {"Location": str(tmp_path / "x")}})
+    with pytest.raises(RedirectInvalidTransitionError):
+        spark.sql(f"ALTER TABLE delta.`{src}` SET TBLPROPERTIES ('{key}' = '{ready}')").collect()
+    with pytest.raises(ValueError):
+        table.set_redirect()
+    with pytest.raises(ValueError):
+        table.set_redirect(str(tmp_path / "y"), mode="sideways")
+    assert ids(spark, src) == [0, 1]
