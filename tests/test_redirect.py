@@ -26,6 +26,7 @@ from delta_lifecycle.errors import (
     RedirectInvalidTransitionError,
     RedirectStateError,
     RedirectWriteRefusedError,
+    translate_errors,
 )
 
 
@@ -141,7 +142,7 @@ def test_unset_redirect_brings_every_row_back_for_every_client(
     # The destination stays readable and refuses writes from everyone.
     assert stock["back_dest.read"] == expected
     assert delta_rs_ids(tables["back_dest"]) == expected
-    with pytest.raises(RedirectWriteRefusedError):
+    with pytest.raises(RedirectWriteRefusedError, match="read-only"), translate_errors():
         spark.sql(f"INSERT INTO delta.`{tables['back_dest']}` VALUES (5)").collect()
 
 
@@ -156,10 +157,10 @@ def test_typed_errors(spark: SparkSession, tables: Dict[str, Any], tmp_path: Pat
     with pytest.raises(RedirectStateError):
         LifecycleTable.for_path(spark, str(tables["rw"])).set_redirect(str(tmp_path / "elsewhere"))
     key = "delta.redirectReaderWriter"
-    with pytest.raises(InvalidRedirectError):
+    with pytest.raises(InvalidRedirectError), translate_errors():
         spark.sql(f"ALTER TABLE delta.`{src}` SET TBLPROPERTIES ('{key}' = '[1, 2]')").collect()
     ready = json.dumps({"Type": "Object Store", "State": "READY", "Spec": {"Location": str(tmp_path / "x")}})
-    with pytest.raises(RedirectInvalidTransitionError):
+    with pytest.raises(RedirectInvalidTransitionError), translate_errors():
         spark.sql(f"ALTER TABLE delta.`{src}` SET TBLPROPERTIES ('{key}' = '{ready}')").collect()
     with pytest.raises(ValueError):
         table.set_redirect()

@@ -144,6 +144,11 @@ object LifecycleErrors {
       s"Cannot $operation $table: its redirect is in state $state, which accepts no writes or metadata " +
         "changes. Wait until the redirect command finishes (or run it again to complete it), then retry.")
 
+  def redirectDestinationReadOnly(table: String, source: String): DeltaLifecycleException =
+    new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED",
+      s"Cannot write to $table: it was the destination of a redirect from $source, which is being or has been " +
+        s"removed, so it is read-only. Write to $source instead.")
+
   def redirectChain(chain: Seq[String]): DeltaLifecycleException =
     new DeltaLifecycleException("DELTA_LIFECYCLE_REDIRECT_CHAIN",
       s"The redirect ${chain.mkString(" -> ")} ${if (chain.distinct.size < chain.size) "is a cycle" else "is a chain"}; " +

@@ -50,7 +50,7 @@ object RedirectRouting {
       // A destination whose redirect is being (or was) dropped: its own rows, read-only.
       access match {
         case Access.Read => Route.Direct
-        case Access.Write(ops) => throw LifecycleErrors.redirectWriteRefused(what, c.state.name, describe(ops))
+        case Access.Write(_) => throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe)
       }
     case Some(c) =>
       val rule = c.ruleFor(ctx.appName)
