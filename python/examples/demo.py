@@ -5,7 +5,9 @@ Run it with ``make demo`` (or ``.venv/bin/python python/examples/demo.py`` once
 ``make install`` has run). It starts a local Spark session configured by
 ``configure_spark``, writes a Delta table in a temporary directory, and prints
 ``DESCRIBE PROTOCOL HISTORY`` both as SQL output and as typed Python values. Then it plans
-and runs ``DROP FEATURE deletionVectors`` and shows the protocol history again.
+and runs ``DROP FEATURE deletionVectors`` and shows the protocol history again. Last, it
+redirects the table to a new location, writes through the old path, and removes the
+redirect again, which brings the new rows home.
 """
 
 from __future__ import annotations
@@ -73,6 +75,20 @@ def main() -> None:
         print(f"dropped: versions {done.commit_versions}, checkpoints {done.checkpoint_versions}, "
               f"readable without deletionVectors from version {done.readable_without_feature_from}")
         spark.sql(f"DESCRIBE PROTOCOL HISTORY {table}").show(truncate=False)
+
+        moved = workdir / "events-moved"
+        status = lifecycle.set_redirect(str(moved))
+        print(f"\nset_redirect: {status.state} to {status.destination}, "
+              f"{status.files_copied} files ({status.bytes_copied} bytes) copied")
+        spark.sql(f"INSERT INTO {table} VALUES (5, 'five')")
+        print(f"after an INSERT through the old path, the new location has "
+              f"{spark.read.format('delta').load(str(moved)).count()} rows")
+        spark.sql(f"DESCRIBE REDIRECT {table}").select("state", "mode", "destination").show(truncate=False)
+        back = lifecycle.unset_redirect()
+        print(f"unset_redirect: {back.state}; the original location now has "
+              f"{spark.read.format('delta').load(str(path)).count()} rows")
+        for step in back.steps:
+            print(f"  {step}")
     finally:
         spark.stop()
         shutil.rmtree(workdir, ignore_errors=True)

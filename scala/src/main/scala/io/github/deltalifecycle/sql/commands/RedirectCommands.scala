@@ -19,8 +19,12 @@ trait RedirectCommand extends LeafRunnableCommand {
     r.destinationLocation.orNull, r.noRedirectRules.map(_.describe), r.version, r.filesCopied, r.bytesCopied,
     r.commitVersions, r.steps))
 
+  /**
+   * Forgets the catalog's cached relation of the table. Not `spark.catalog.refreshTable`: it
+   * re-resolves the table, which now routes to a destination that has no catalog entry.
+   */
   protected def refresh(spark: SparkSession, table: LifecycleTableRef): Unit =
-    table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+    table.catalogTable.foreach(t => SparkInternals.sessionCatalog(spark).refreshTable(t.identifier))
 }
 
 /** Redirects a table to a location or a new catalog table (the RFC's enable procedure). */

@@ -102,6 +102,18 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(idsOf("redirect_by_name") === (0L to 6L))
   }
 
+  test("an external catalog table, queried before, redirected to a location: its name follows") {
+    val src = newTableDir("src-external")
+    sql(s"CREATE TABLE redirect_external (id BIGINT) USING delta LOCATION '$src'")
+    Seq(1L, 2L).toDF("id").write.format("delta").mode("append").save(src)
+    assert(idsOf("redirect_external") === Seq(1L, 2L))
+    val dest = newTableDir("dest-external")
+    assert(sql(s"ALTER TABLE redirect_external SET REDIRECT TO '$dest'").head.getAs[String]("state") === "READY")
+    sql("INSERT INTO redirect_external VALUES (3)")
+    assert(idsOf("redirect_external") === Seq(1L, 2L, 3L))
+    assert(idsOf(s"delta.`$dest`") === Seq(1L, 2L, 3L))
+  }
+
   test("ENABLE-REDIRECT-IN-PROGRESS reads the source as it was and refuses every write") {
     val src = table("src-enabling", 0 until 4)
     val dest = newTableDir("dest-enabling")
