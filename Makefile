@@ -72,6 +72,7 @@ bench: install
 	$(VENV_PY) bench/delta_rs_open.py
 	$(VENV_PY) bench/plot_compaction.py
 	$(VENV_PY) bench/drop_feature.py 3
+	$(VENV_PY) bench/redirect.py 21
 
 clean-jar:
 	rm -f $(BUNDLED_JAR_DIR)/*.jar

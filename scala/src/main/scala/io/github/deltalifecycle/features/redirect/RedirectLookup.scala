@@ -2,7 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogListing, TableLog}
+import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogFiles, LogListing, TableLog}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
@@ -25,8 +25,9 @@ final case class RedirectInfo(
  * asks delta-spark, which cannot open a table whose protocol names a redirect feature.
  *
  * Results are cached for the query being planned (Spark's per-query planning tracker), so
- * a query that names a table several times, and the routing check after analysis, read the
- * log once. Outside query planning nothing is cached.
+ * a query that names a table several times reads the log once. Across queries, the facts of
+ * a table's latest version are kept while its newest commit file is unchanged (commit files
+ * are written once), so a later query costs one listing of `_delta_log`.
  */
 object RedirectLookup {
   private val perQuery = new java.util.WeakHashMap[QueryPlanningTracker, ConcurrentHashMap[String, Option[RedirectInfo]]]()
@@ -47,15 +48,65 @@ object RedirectLookup {
   /** Like [[lookup]], never cached: for commands that change the redirect. */
   def read(hadoopConf: Configuration, path: Path): Option[RedirectInfo] = {
     val log = TableLog.forPath(hadoopConf, path)
+    stillLatest(log).foreach(return _)
     if (!log.fs.exists(log.logPath)) return None
     val listing = scala.util.Try(log.listing()).toOption.getOrElse(return None)
-    val (protocol, metadata) = log.protocolAndMetadataAt(listing.latestVersion, listing)
-    val config = RedirectConfig.fromMetadata(metadata, path.toString)
-    if (config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))) {
-      throw LifecycleErrors.invalidRedirect(path.toString,
-        "the protocol names redirectReaderWriter but no redirect property is set, so no client can tell where the table lives")
+    val latest = listing.latestVersion
+    val stamp = listing.commit(latest).map(c => (c.status.getModificationTime, c.status.getLen))
+    val key = log.tablePath.toString
+    Option(latestFacts.get(key)).filter(f => f._1 == latest && f._2 == stamp && stamp.isDefined).map(_._3).getOrElse {
+      val (protocol, metadata) = latestProtocolAndMetadata(log, listing)
+      val config = RedirectConfig.fromMetadata(metadata, path.toString)
+      if (config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))) {
+        throw LifecycleErrors.invalidRedirect(path.toString,
+          "the protocol names redirectReaderWriter but no redirect property is set, so no client can tell where the table lives")
+      }
+      val info = Some(RedirectInfo(log.tablePath, latest, protocol, metadata, config))
+      if (latestFacts.size > MaxRemembered) latestFacts.clear()
+      latestFacts.put(key, (latest, stamp, info))
+      info
     }
-    Some(RedirectInfo(log.tablePath, listing.latestVersion, protocol, metadata, config))
+  }
+
+  /**
+   * The remembered facts, if they are still those of the latest version: its commit file is
+   * unchanged and the next commit does not exist. Two file-status calls instead of a listing.
+   */
+  private def stillLatest(log: TableLog): Option[Option[RedirectInfo]] =
+    Option(latestFacts.get(log.tablePath.toString)).flatMap { case (version, stamp, info) =>
+      def status(v: Long) = scala.util.Try(log.fs.getFileStatus(new Path(log.logPath, LogFiles.commitFileName(v)))).toOption
+      val unchanged = stamp.isDefined && status(version).map(s => (s.getModificationTime, s.getLen)) == stamp
+      if (unchanged && status(version + 1).isEmpty) Some(info) else None
+    }
+
+  private val MaxRemembered = 1000
+  private val latestFacts = new ConcurrentHashMap[String, (Long, Option[(Long, Long)], Option[RedirectInfo])]()
+
+  /**
+   * The latest protocol and metadata, reading as little as possible: the latest version's
+   * checksum; else the commits after the newest checkpoint, newest first, until both are
+   * found (a redirect state change carries both); else the log core's complete reading.
+   */
+  private def latestProtocolAndMetadata(log: TableLog, listing: LogListing): (Protocol, Metadata) = {
+    val latest = listing.latestVersion
+    log.checksumAt(latest, listing).filter(c => c.protocol != null && c.metadata != null).foreach { c =>
+      return (c.protocol, c.metadata)
+    }
+    val checkpointVersion = listing.checkpoints.filter(_.version <= latest).lastOption.map(_.version).getOrElse(-1L)
+    var protocol: Protocol = null
+    var metadata: Metadata = null
+    var v = latest
+    while (v > checkpointVersion && (protocol == null || metadata == null)) {
+      listing.commit(v) match {
+        case Some(commit) =>
+          val actions = ActionReader.readJsonSelected(log.readFs, commit.status, Set("protocol", "metaData"))
+          if (protocol == null) protocol = actions.collect { case p: Protocol => p }.lastOption.orNull
+          if (metadata == null) metadata = actions.collect { case m: Metadata => m }.lastOption.orNull
+        case None => v = checkpointVersion // a gap: let the complete reading judge it
+      }
+      v -= 1
+    }
+    if (protocol != null && metadata != null) (protocol, metadata) else log.protocolAndMetadataAt(latest, listing)
   }
 
   /**
