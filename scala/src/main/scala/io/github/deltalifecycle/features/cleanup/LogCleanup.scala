@@ -91,6 +91,7 @@ object LogCleanup extends Logging {
     toDelete.zipWithIndex.map { case (entry, i) =>
       try log.fs.delete(entry.path, false)
       catch { case _: FileNotFoundException => }
+      FaultInjection.step(s"cleanLog.afterDelete.${i + 1}")
       if ((i + 1) % step == 0) logInfo(s"Log cleanup of ${log.tablePath}: deleted ${i + 1} of ${toDelete.size} files")
       entry
     }

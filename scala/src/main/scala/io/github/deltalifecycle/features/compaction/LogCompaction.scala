@@ -94,11 +94,13 @@ object LogCompaction extends Logging {
       return CompactionOutcome(start, end, None, commits.size, 0, 0, inputBytes, CompactionStatus.NothingToCompact)
     }
 
+    FaultInjection.step("compactLog.beforeWrite")
     try store.write(target, lines.iterator, overwrite = false, log.hadoopConf)
     catch {
       case NonFatal(e) if LogCommitter.alreadyExists(e) =>
         return alreadyThere(log, target, start, end, log.fs.getFileStatus(target).getLen)
     }
+    FaultInjection.step("compactLog.afterWrite")
     val written = log.fs.getFileStatus(target).getLen
     logInfo(s"Compacted ${commits.size} commits ($inputBytes bytes) of ${log.tablePath} into " +
       s"${target.getName} (${lines.size} actions, $written bytes)")
