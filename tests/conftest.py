@@ -33,6 +33,11 @@ TESTDATA = Path(
     os.environ.get("DELTA_LIFECYCLE_TESTDATA", REPO_ROOT.parent / "shared" / "testdata")
 )
 
+#: CI runs each reliability matrix (crash steps, concurrent writers, generated bad input) at
+#: a size that fits its time budget; ``DELTA_LIFECYCLE_FULL_MATRIX=1`` (``make reliability``)
+#: runs all of it.
+FULL_MATRIX = os.environ.get("DELTA_LIFECYCLE_FULL_MATRIX") == "1"
+
 #: Settings that keep local Spark small and quiet; shared with the subprocess sessions.
 SESSION_CONF: Dict[str, str] = {
     "spark.ui.enabled": "false",

@@ -157,3 +157,79 @@ def assert_history_matches_log(history: Sequence[ProtocolVersion], table: Path) 
     assert [v.version for v in history] == [e.version for e in expected], "versions differ"
     for actual, wanted in zip(history, expected):
         assert from_history(actual) == wanted, f"version {wanted.version} differs"
+
+
+def _add_remove_paths(actions: Sequence[Dict[str, Any]]) -> Tuple[List[str], List[str]]:
+    adds = [a["add"]["path"] for a in actions if a.get("add")]
+    removes = [a["remove"]["path"] for a in actions if a.get("remove")]
+    return adds, removes
+
+
+def _replay(commits: Dict[int, Path], start: int, end: int) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """(live files, tombstones) after applying commits ``start..end`` to an empty state."""
+    live: set[str] = set()
+    tombstones: set[str] = set()
+    for version in range(start, end + 1):
+        adds, removes = _add_remove_paths(_actions(commits[version]))
+        for path in removes:
+            live.discard(path)
+            tombstones.add(path)
+        for path in adds:
+            live.add(path)
+            tombstones.discard(path)
+    return frozenset(live), frozenset(tombstones)
+
+
+def assert_maintenance_files_describe_real_states(table: Path) -> int:
+    """Every classic checkpoint and every ``.compacted.json`` in the log holds exactly the
+    state the commits give at its versions: a checkpoint at ``v`` the files live after
+    replaying commits ``0..v``; a compaction of ``a..b`` the files added and removed by
+    replaying ``a..b``. If commit 0 is gone, later checkpoints are checked against the
+    oldest one. Returns how many files it checked."""
+    import pyarrow.parquet as pq
+
+    log = Path(table) / "_delta_log"
+    names = sorted(os.listdir(log))
+    commits = {int(m.group(1)): log / n for n in names if (m := _COMMIT.match(n))}
+    if not commits or sorted(commits) != list(range(min(commits), max(commits) + 1)):
+        raise AssertionError(f"{log} has a gap in its commits: {sorted(commits)}")
+
+    def checkpoint_files(name: str) -> FrozenSet[str]:
+        rows = pq.read_table(log / name, columns=["add"]).column("add").to_pylist()
+        return frozenset(r["path"] for r in rows if r is not None)
+
+    # Without commit 0 (the history was cleaned), the oldest checkpoint is the base the
+    # later ones are checked against.
+    base_version, base_files = -1, frozenset[str]()
+    if min(commits) > 0:
+        oldest = min((int(m.group(1)), n) for n in names if (m := _CHECKPOINT_KINDS[0][1].match(n)))
+        if oldest[0] < min(commits) - 1:
+            raise AssertionError(f"{log}: no commit follows the oldest checkpoint {oldest[1]}")
+        base_version, base_files = oldest[0], checkpoint_files(oldest[1])
+    checked = 0
+    for name in names:
+        if m := _CHECKPOINT_KINDS[0][1].match(name):
+            version = int(m.group(1))
+            if version <= base_version:
+                continue
+            in_checkpoint = checkpoint_files(name)
+            live, tombstones = _replay(commits, base_version + 1, version)
+            live = (base_files - tombstones) | live
+            assert in_checkpoint == live, (
+                f"checkpoint {name} describes a state no commit made: "
+                f"{sorted(in_checkpoint ^ live)[:5]} differ from the commits' files"
+            )
+            checked += 1
+        elif m := _COMPACTION.match(name):
+            start, end = int(m.group(1)), int(m.group(2))
+            assert start in commits and end in commits, f"{name} covers versions the log lacks"
+            adds, removes = _add_remove_paths(_actions(log / name))
+            live, tombstones = _replay(commits, start, end)
+            assert (frozenset(adds), frozenset(removes)) == (live, tombstones), (
+                f"compaction {name} describes a state commits {start}..{end} never made"
+            )
+            assert len(adds) == len(live), f"compaction {name} repeats an add"
+            checked += 1
+        elif ".checkpoint." in name and not name.endswith(".crc"):
+            raise AssertionError(f"{name}: only classic checkpoints are checked here")
+    return checked

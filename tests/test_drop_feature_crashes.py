@@ -11,7 +11,6 @@ session finishes it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from deltalake.exceptions import DeltaProtocolError
 from pyspark.sql import SparkSession
 
 from conftest import (
+    FULL_MATRIX,
     SESSION_CONF,
     age_log,
     deletion_vector_table,
@@ -52,7 +52,7 @@ ALL_STEPS: List[Tuple[str, bool]] = [
     ("dropFeature.truncateHistory.afterCleanup", True),
     ("dropFeature.truncateHistory.afterDowngrade", True),
 ]
-#: CI runs one step of each kind; DELTA_LIFECYCLE_FULL_CRASH_MATRIX=1 runs every step.
+#: CI runs one step of each kind; DELTA_LIFECYCLE_FULL_MATRIX=1 runs every step.
 CI_STEPS = {
     "dropFeature.afterPreparation",
     "dropFeature.barrier.copy.beforeRename",
@@ -60,7 +60,7 @@ CI_STEPS = {
     "dropFeature.truncateHistory.afterPreparation",
     "dropFeature.truncateHistory.afterCleanup",
 }
-STEPS = [s for s in ALL_STEPS if os.environ.get("DELTA_LIFECYCLE_FULL_CRASH_MATRIX") == "1" or s[0] in CI_STEPS]
+STEPS = [s for s in ALL_STEPS if FULL_MATRIX or s[0] in CI_STEPS]
 
 CRASHING_DROP = textwrap.dedent(
     """

@@ -10,7 +10,6 @@ table, and this module's session runs the statement again.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF, age_log, delta_rs_ids, ids, latest_version, run_stock_script
+from conftest import FULL_MATRIX, SESSION_CONF, age_log, delta_rs_ids, ids, latest_version, run_stock_script
 from delta_lifecycle import LifecycleTable
 
 HALT_KEY = "spark.deltaLifecycle.test.haltAtStep"
@@ -71,11 +70,11 @@ def base(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def steps(spark: SparkSession, base: Path) -> List[Tuple[str, str]]:
     """The crash points: after the compaction file is written, and after the first and the
-    next-to-last file CLEAN LOG deletes (all of them with DELTA_LIFECYCLE_FULL_CRASH_MATRIX=1)."""
+    next-to-last file CLEAN LOG deletes (all of them with DELTA_LIFECYCLE_FULL_MATRIX=1)."""
     planned = LifecycleTable.for_path(spark, str(base)).clean_log(retain_hours=24, dry_run=True)
     n = len(planned.deleted)
     assert n > 3, planned
-    deletes = range(1, n) if os.environ.get("DELTA_LIFECYCLE_FULL_CRASH_MATRIX") == "1" else (1, n - 1)
+    deletes = range(1, n) if FULL_MATRIX else (1, n - 1)
     return [("compactLog.afterWrite", COMPACT)] + [(f"cleanLog.afterDelete.{i}", CLEAN) for i in deletes]
 
 

@@ -11,7 +11,6 @@ and a re-run of the command finishes it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from typing import Dict, List, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF, delta_rs_ids, ids
+from conftest import FULL_MATRIX, SESSION_CONF, delta_rs_ids, ids
 from delta_lifecycle import LifecycleTable
 
 HALT_KEY = "spark.deltaLifecycle.test.haltAtStep"
@@ -41,7 +40,7 @@ ALL_STEPS: List[Tuple[str, str]] = [
     ("unsetRedirect.afterReplay.2", "unset"),
 ]
 CI_STEPS = {"setRedirect.afterDataCopy", "unsetRedirect.afterDestinationMark", "unsetRedirect.afterReplay.2"}
-STEPS = [s for s in ALL_STEPS if os.environ.get("DELTA_LIFECYCLE_FULL_CRASH_MATRIX") == "1" or s[0] in CI_STEPS]
+STEPS = [s for s in ALL_STEPS if FULL_MATRIX or s[0] in CI_STEPS]
 
 CRASHING_COMMAND = textwrap.dedent(
     """

@@ -5,7 +5,8 @@ import org.apache.spark.sql.SparkSession
 /**
  * TEST ONLY. Kills the JVM at a named step of a multi-step operation, so tests can prove
  * that a crash there leaves every table readable and that a re-run completes. A step halts
- * only when the active session's `spark.deltaLifecycle.test.haltAtStep` names it; nothing
+ * only when the session's `spark.deltaLifecycle.test.haltAtStep` names it (the active
+ * session, unless the caller runs on a thread that has none and passes its own); nothing
  * else reads that setting, and with it unset (always, outside tests) a step is a no-op.
  * `Runtime.halt` skips shutdown hooks and finally blocks, as a crash or `kill -9` would.
  */
@@ -14,8 +15,8 @@ object FaultInjection {
   /** The exit status of a halted JVM, so a test can tell the injected crash from a failure. */
   val HaltExitCode = 86
 
-  def step(name: String): Unit =
-    if (SparkSession.getActiveSession.flatMap(_.conf.getOption(HaltAtStepKey)).contains(name)) {
+  def step(name: String, session: Option[SparkSession] = SparkSession.getActiveSession): Unit =
+    if (session.flatMap(_.conf.getOption(HaltAtStepKey)).contains(name)) {
       System.err.println(s"delta-lifecycle: halting at step $name ($HaltAtStepKey)")
       System.err.flush()
       Runtime.getRuntime.halt(HaltExitCode)

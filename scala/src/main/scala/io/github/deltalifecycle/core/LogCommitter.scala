@@ -6,7 +6,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.DeltaConfigs
-import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protocol}
+import org.apache.spark.sql.delta.actions.{Action, AddFile, CommitInfo, Metadata, Protocol}
 import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.JsonUtils
 
@@ -60,6 +60,60 @@ object LogCommitter {
     }
     version
   }
+
+  /** How many concurrent commits in a row [[commitRebasing]] moves past before it gives up. */
+  val MaxRebases = 100
+
+  /**
+   * [[commit]], moved past concurrent commits the way delta-spark's conflict checker lets a
+   * metadata-only transaction through: when another writer takes the version, the commits
+   * that landed since `readVersion` are read, and if `movesPast` accepts every one of them
+   * the actions are rebuilt for the next free version (`actionsAt(version)`) and committed
+   * there. A commit it does not accept, or `MaxRebases` lost races, ends in
+   * `DELTA_LIFECYCLE_CONCURRENT_COMMIT`, with nothing written. Without this a table taking a
+   * few appends a second never lets a multi-commit operation finish.
+   */
+  def commitRebasing(
+      log: TableLog,
+      store: LogStore,
+      readVersion: Long,
+      operation: String,
+      parameters: Map[String, Any],
+      movesPast: Seq[Action] => Boolean = isBlindAppend)(actionsAt: Long => Seq[Action]): Long = {
+    var base = readVersion
+    var rebases = 0
+    while (true) {
+      try return commit(log, store, base, actionsAt(base + 1), operation, parameters)
+      catch {
+        case e: DeltaLifecycleException if e.condition == ConcurrentCommitCondition && rebases < MaxRebases =>
+          val listing = log.listing()
+          val landed = (base + 1 to listing.latestVersion).map { v =>
+            listing.commit(v).map(c => ActionReader.readJsonSelected(log.readFs, c.status, RebaseRelevantKeys))
+              .getOrElse(throw e)
+          }
+          if (!landed.forall(movesPast)) throw e
+          base = listing.latestVersion
+          rebases += 1
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  val ConcurrentCommitCondition = "DELTA_LIFECYCLE_CONCURRENT_COMMIT"
+  private val RebaseRelevantKeys = Set("protocol", "metaData", "add", "remove", "domainMetadata")
+
+  /**
+   * A commit that only adds files without deletion vectors: it changes no protocol, metadata
+   * or domain, removes nothing and marks no row deleted, so a protocol or property change
+   * decided before it holds after it too.
+   */
+  def isBlindAppend(actions: Seq[Action]): Boolean = actions.forall {
+    case add: AddFile => add.deletionVector == null
+    case _ => false // protocol, metaData, remove, domainMetadata: the only other kinds read
+  }
+
+  /** For commits that depend on nothing another commit can change (an empty commit). */
+  val movesPastAnything: Seq[Action] => Boolean = _ => true
 
   // delta-spark stores each parameter as JSON; maps and lists as a JSON string of their JSON.
   private def jsonParameter(value: Any): String = value match {

@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.TableLog
+import io.github.deltalifecycle.core.{FaultInjection, TableLog}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
@@ -55,8 +55,14 @@ object LogMaintenance extends Logging {
     spark.conf.getOption("spark.sql.extensions").exists(_.split(",").map(_.trim).contains(ExtensionClassName)) &&
       !spark.conf.getOption(PolicySettings.EnabledSessionKey).exists(_.trim.equalsIgnoreCase("false"))
 
-  /** Applies the policy to the newest version of the table; returns what it did. */
+  /**
+   * Applies the policy to the newest version of the table; returns what it did. The
+   * `logMaintenance.*` fault-injection steps read `spark`'s settings, because this runs on
+   * the maintenance thread, not the thread that committed.
+   */
   def run(spark: SparkSession, log: TableLog, store: LogStore): MaintenanceAction = {
+    def step(name: String): Unit = FaultInjection.step(s"logMaintenance.$name", Some(spark))
+    step("beforeDecision")
     val listing = log.listing()
     val latest = listing.latestVersion
     val (protocol, metadata) = log.protocolAndMetadataAt(latest, listing)
@@ -64,12 +70,16 @@ object LogMaintenance extends Logging {
     val action = LogMaintenancePolicy.decide(listing, settings)
     action match {
       case MaintenanceAction.Compact(start, end) =>
+        step("beforeCompaction")
         LogCompaction.compact(log, store, listing, start, end, Some(protocol))
+        step("afterCompaction")
       case MaintenanceAction.Checkpoint(version) =>
+        step("beforeCheckpoint")
         // delta-spark writes the checkpoint; building the snapshot checks that it supports the protocol.
         SparkSession.setActiveSession(spark)
         val deltaLog = DeltaLog.forTable(spark, log.tablePath)
         deltaLog.checkpoint(deltaLog.getSnapshotAt(version), None)
+        step("afterCheckpoint")
         logInfo(s"Checkpointed ${log.tablePath} at version $version after a large commit")
       case MaintenanceAction.Nothing =>
     }

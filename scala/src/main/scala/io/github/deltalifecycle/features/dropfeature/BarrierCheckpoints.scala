@@ -21,7 +21,6 @@ import org.apache.spark.sql.delta.storage.LogStore
  * writer's commit in between, multi-part or V2 checkpoints) gets a checkpoint from delta-spark.
  */
 final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTableV2, progress: Progress) extends Logging {
-  private val MaxCommitAttempts = 5
 
   /** Commits `count` empty commits, each followed by a checkpoint; returns both lists of versions. */
   def write(count: Int): (Seq[Long], Seq[Long]) = {
@@ -44,19 +43,10 @@ final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTable
     (commits.result(), checkpoints.result())
   }
 
-  /** One empty commit on top of the latest version; retried when another writer takes the version. */
-  def emptyCommit(): Long = {
-    var attempt = 1
-    while (true) {
-      val latest = log.listing().latestVersion
-      try return LogCommitter.commit(log, store, latest, Nil, "Empty Commit", Map.empty)
-      catch {
-        case e: DeltaLifecycleException if e.condition == "DELTA_LIFECYCLE_CONCURRENT_COMMIT" && attempt < MaxCommitAttempts =>
-          attempt += 1
-      }
-    }
-    throw new IllegalStateException("unreachable")
-  }
+  /** One empty commit on top of the latest version, moved past whatever other writers commit meanwhile. */
+  def emptyCommit(): Long =
+    LogCommitter.commitRebasing(log, store, log.listing().latestVersion, "Empty Commit", Map.empty,
+      LogCommitter.movesPastAnything)(_ => Nil)
 
   /** An empty commit, then a checkpoint of the latest version; returns the checkpoint's version. */
   def checkpointOnEmptyCommit(): Long = {

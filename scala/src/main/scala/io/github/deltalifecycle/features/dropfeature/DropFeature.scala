@@ -273,11 +273,14 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       val protocol =
         if (protect) snapshot.protocol.denormalized.withFeature(CheckpointProtectionTableFeature).removeFeature(feature)
         else snapshot.protocol.removeFeature(feature)
-      val metadata = downgradedMetadata(feature, snapshot.metadata, protect, snapshot.version + 1)
-      val actions = Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
-        feature.actionsToIncludeAtDowngradeCommit(snapshot)
       val operation = DeltaOperations.DropTableFeature(feature.name, truncateHistory)
-      try return LogCommitter.commit(log, store, snapshot.version, actions, operation.name, operation.parameters)
+      // Appends that land meanwhile are moved past (the protection boundary is the version
+      // the commit gets); anything else is checked again from the new latest version.
+      try return LogCommitter.commitRebasing(log, store, snapshot.version, operation.name, operation.parameters) { version =>
+        val metadata = downgradedMetadata(feature, snapshot.metadata, protect, version)
+        Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
+          feature.actionsToIncludeAtDowngradeCommit(snapshot)
+      }
       catch {
         case e: DeltaLifecycleException if e.condition == "DELTA_LIFECYCLE_CONCURRENT_COMMIT" && attempt < MaxDowngradeAttempts =>
           attempt += 1

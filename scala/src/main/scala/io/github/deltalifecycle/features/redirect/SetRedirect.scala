@@ -49,9 +49,9 @@ final class SetRedirect(spark: SparkSession, ctx: RoutingContext, sourcePath: Pa
     info.config match {
       case None =>
         checkTarget(target, destPath)
-        val version = LogCommitter.commit(log, store, info.version,
-          Seq(RedirectProtocol.withFeature(info.protocol, RedirectMode.WriterOnly), RedirectProtocol.withProperty(info.metadata, wanted)),
-          "SET REDIRECT", Map("state" -> wanted.state.name, "destination" -> spec.describe, "mode" -> mode.sqlName))
+        val enable = Seq(RedirectProtocol.withFeature(info.protocol, RedirectMode.WriterOnly), RedirectProtocol.withProperty(info.metadata, wanted))
+        val version = LogCommitter.commitRebasing(log, store, info.version, "SET REDIRECT",
+          Map("state" -> wanted.state.name, "destination" -> spec.describe, "mode" -> mode.sqlName))(_ => enable)
         commits += version
         steps += s"committed version $version: NORMAL -> ${wanted.state.name}"
         info = fresh()

@@ -83,9 +83,9 @@ final class UnsetRedirect(spark: SparkSession, ctx: RoutingContext, sourcePath: 
       case None =>
         val marker = RedirectConfig(RedirectMode.WriterOnly, RedirectConfig.ObjectStoreType, RedirectState.DropInProgress,
           RedirectSpec.Location(log.tablePath.toString), Nil, isDestinationMarker = true)
-        val v = LogCommitter.commit(destLog, store, destInfo.version,
-          Seq(RedirectProtocol.withFeature(destInfo.protocol, RedirectMode.WriterOnly), RedirectProtocol.withProperty(destInfo.metadata, marker)),
-          "UNSET REDIRECT", Map("state" -> marker.state.name, "role" -> "destination"))
+        val mark = Seq(RedirectProtocol.withFeature(destInfo.protocol, RedirectMode.WriterOnly), RedirectProtocol.withProperty(destInfo.metadata, marker))
+        val v = LogCommitter.commitRebasing(destLog, store, destInfo.version, "UNSET REDIRECT",
+          Map("state" -> marker.state.name, "role" -> "destination"))(_ => mark)
         steps += s"committed version $v on the destination: marked read-only (DROP-REDIRECT-IN-PROGRESS)"
         destInfo = fresh(destPath, destPath.toString)
         v
