@@ -209,7 +209,7 @@ def policy_and_compact_log(spark: SparkSession, root: Path) -> Outcome:
     spark.sql(
         f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta TBLPROPERTIES ("
         "'deltaLifecycle.logCompaction.interval' = '3', 'delta.checkpointInterval' = '50', "
-        "'deltaLifecycle.logCompaction.largeCommitBytes' = '20000')"
+        "'deltaLifecycle.logCompaction.largeCommitBytes' = '8000')"
     )
     own: List[int] = []
 

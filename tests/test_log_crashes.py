@@ -1,5 +1,6 @@
-"""A crash inside COMPACT LOG or CLEAN LOG leaves a table every reader reads with the same
-rows, and running the statement again completes it.
+"""A crash inside COMPACT LOG, CLEAN LOG or the post-commit policy leaves a table every
+reader reads with the same rows, and running the statement again (for the policy: the next
+commit) completes it.
 
 Each case copies one table and runs the statement in a subprocess whose session sets the
 test-only ``spark.deltaLifecycle.test.haltAtStep``; the JVM halts at that step as under
@@ -10,6 +11,7 @@ table, and this module's session runs the statement again.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +25,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from conftest import FULL_MATRIX, SESSION_CONF, age_log, delta_rs_ids, ids, latest_version, run_stock_script
+from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 
 HALT_KEY = "spark.deltaLifecycle.test.haltAtStep"
@@ -98,8 +101,99 @@ def crashes(base: Path, steps: List[Tuple[str, str]], tmp_path_factory: pytest.T
         return {c.step: c for c in pool.map(crash, enumerate(steps))}
 
 
+# ---- the post-commit policy -------------------------------------------------------------
+
+#: Compactions every two commits, a checkpoint after a commit of 8000 bytes or more.
+POLICY_PROPERTIES = (
+    "'deltaLifecycle.logCompaction.interval' = '2', 'delta.checkpointInterval' = '50', "
+    "'deltaLifecycle.logCompaction.largeCommitBytes' = '8000'"
+)
+POLICY_BATCHES = 6
+LARGE_BATCH = 3
+#: In commit order: after commit 1; at commit 2 around its compaction of 1..2; at commit 4
+#: (the large one) around its checkpoint.
+ALL_POLICY_STEPS = ["logMaintenance.beforeDecision", "logMaintenance.beforeCompaction",
+                    "logMaintenance.afterCompaction", "logMaintenance.beforeCheckpoint",
+                    "logMaintenance.afterCheckpoint"]
+POLICY_STEPS = [s for s in ALL_POLICY_STEPS
+                if FULL_MATRIX or s in ("logMaintenance.afterCompaction", "logMaintenance.beforeCheckpoint")]
+
+
+def policy_batch(i: int) -> List[int]:
+    return list(range(i * 100, i * 100 + (40 if i == LARGE_BATCH else 1)))
+
+
+APPENDING_WITH_POLICY = textwrap.dedent(
+    """
+    import json, sys
+    from pyspark.sql import SparkSession
+    from delta_lifecycle import configure_spark
+
+    path, step, conf = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    builder = SparkSession.builder.master("local[1]")
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    spark = configure_spark(builder.config("%s", step)).getOrCreate()
+    maintenance = spark._jvm.io.github.deltalifecycle.features.compaction.LogMaintenance
+    for i in range(%d):
+        rows = list(range(i * 100, i * 100 + (40 if i == %d else 1)))
+        frame = spark.createDataFrame([(r,) for r in rows], "id BIGINT").repartition(len(rows))
+        frame.write.format("delta").mode("append").save(path)
+        print("appended", i, flush=True)
+        maintenance.awaitIdle(60000)
+    print("NOT HALTED")
+    """
+    % (HALT_KEY, POLICY_BATCHES, LARGE_BATCH)
+)
+
+
+@dataclass(frozen=True)
+class PolicyCrash:
+    step: str
+    path: Path
+    halted: bool
+    #: Batches the crashed process reported as appended; the one after may have landed too.
+    appended: int
+    stderr: str
+
+
 @pytest.fixture(scope="module")
-def stock(crashes: Dict[str, Crash], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+def policy_crashes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, PolicyCrash]:
+    workdir = tmp_path_factory.mktemp("policy-crashes")
+    script = workdir / "appending.py"
+    script.write_text(APPENDING_WITH_POLICY)
+    for step in POLICY_STEPS:
+        spark.sql(f"CREATE TABLE delta.`{workdir / step}` (id BIGINT) USING delta TBLPROPERTIES ({POLICY_PROPERTIES})")
+
+    def crash(step: str) -> PolicyCrash:
+        path = workdir / step
+        run = subprocess.run([sys.executable, str(script), str(path), step, json.dumps(SESSION_CONF)],
+                             capture_output=True, text=True, timeout=600)
+        halted = f"halting at step {step}" in run.stderr and "NOT HALTED" not in run.stdout
+        appended = sum(1 for line in run.stdout.splitlines() if line.startswith("appended "))
+        return PolicyCrash(step, path, halted, appended, run.stderr[-3000:])
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return {c.step: c for c in pool.map(crash, POLICY_STEPS)}
+
+
+def policy_settled(path: Path) -> bool:
+    """Nothing left for the policy: fewer than two commits and no large one since the newest
+    checkpoint or compaction."""
+    log = path / "_delta_log"
+    names = os.listdir(log)
+    maintained = [int(n[:20]) for n in names if n.endswith(".checkpoint.parquet")] + [
+        int(n[21:41]) for n in names if n.endswith(".compacted.json") and not n.startswith(".")]
+    since = max(maintained, default=-1)
+    pending = [log / n for n in names if n.endswith(".json") and n[:20].isdigit() and len(n) == 25
+               and int(n[:20]) > since]
+    return len(pending) < 2 and all(p.stat().st_size < 8000 for p in pending)
+
+
+@pytest.fixture(scope="module")
+def stock(
+    crashes: Dict[str, Crash], policy_crashes: Dict[str, PolicyCrash], tmp_path_factory: pytest.TempPathFactory
+) -> Dict[str, Any]:
     body = """
         out = {}
         for step, path in json.loads(sys.argv[1]).items():
@@ -110,7 +204,36 @@ def stock(crashes: Dict[str, Crash], tmp_path_factory: pytest.TempPathFactory) -
         emit(out)
     """
     paths = {step: str(c.path) for step, c in crashes.items()}
+    paths.update({step: str(c.path) for step, c in policy_crashes.items()})
     return run_stock_script(body, [json.dumps(paths)], tmp_path_factory.mktemp("stock"))
+
+
+def test_the_policy_halted_at_each_step_and_every_client_reads_the_committed_rows(
+    spark: SparkSession, policy_crashes: Dict[str, PolicyCrash], stock: Dict[str, Any]
+) -> None:
+    for step, crash in policy_crashes.items():
+        assert crash.halted, crash.stderr
+        rows = ids(spark, crash.path)
+        # The halt may come before the process printed its last append.
+        candidates = [sorted(r for i in range(n) for r in policy_batch(i)) for n in (crash.appended, crash.appended + 1)]
+        assert rows in candidates, (step, crash.appended, rows)
+        assert stock[step] == rows, step
+        assert delta_rs_ids(crash.path) == rows, step
+        assert_maintenance_files_describe_real_states(crash.path)
+
+
+def test_the_next_commit_finishes_what_the_crashed_policy_left(
+    spark: SparkSession, policy_crashes: Dict[str, PolicyCrash]
+) -> None:
+    maintenance = spark._jvm.io.github.deltalifecycle.features.compaction.LogMaintenance  # type: ignore[attr-defined]
+    for step, crash in policy_crashes.items():
+        before = ids(spark, crash.path)
+        spark.sql(f"INSERT INTO delta.`{crash.path}` VALUES (99999)")
+        assert maintenance.awaitIdle(60000), step
+        assert policy_settled(crash.path), (step, sorted(os.listdir(crash.path / "_delta_log")))
+        assert assert_maintenance_files_describe_real_states(crash.path) >= 1, step
+        assert ids(spark, crash.path) == sorted(before + [99999]), step
+        assert delta_rs_ids(crash.path) == sorted(before + [99999]), step
 
 
 def test_every_statement_halted_at_its_step(crashes: Dict[str, Crash]) -> None:
