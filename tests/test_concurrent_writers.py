@@ -73,7 +73,7 @@ class Writers:
         self.first_writer = first_writer
         for i, client in enumerate(self.clients):
             writer = first_writer + i
-            pause = "0.5" if client == "delta-rs" else "0.2"
+            pause = "1.0"
             self.processes.append(
                 subprocess.Popen(
                     [sys.executable, str(APPENDER), client, str(self.path), str(writer), str(self.stop_file),

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql
 
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.core.LifecycleErrors
+import io.github.deltalifecycle.core.{LifecycleErrors, Locations}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -27,7 +27,8 @@ object LifecycleTableRef {
 
   def resolve(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = nameParts match {
     case Seq(provider, location) if provider.equalsIgnoreCase("delta") && looksLikePath(location) =>
-      LifecycleTableRef(new Path(location), s"delta.`$location`", None)
+      val path = Locations.parse(location)(reason => LifecycleErrors.invalidArgument(s"delta.`$location` is not a valid path ($reason)"))
+      LifecycleTableRef(path, s"delta.`$location`", None)
     case _ => resolveInCatalog(spark, nameParts)
   }
 

@@ -53,6 +53,9 @@ object LogCleanup extends Logging {
     val listing = log.listing()
     val latest = listing.latestVersion
     val (protocol, metadata) = log.protocolAndMetadataAt(latest, listing)
+    // A feature this client does not know may have its own rules for which files must stay.
+    if (!ClientSupport.isSupported(protocol))
+      throw LifecycleErrors.unsupportedProtocol(latest, ClientSupport.unsupportedFeatures(protocol), "clean up the log")
     val retention = retentionMillis.getOrElse(tableRetentionMillis(metadata))
     if (retention < 0) throw LifecycleErrors.invalidArgument(s"The retention must not be negative (got $retention ms).")
     val protection = protectedBefore(protocol, metadata)

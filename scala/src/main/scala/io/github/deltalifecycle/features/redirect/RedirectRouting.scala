@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.core.LifecycleErrors
+import io.github.deltalifecycle.core.{LifecycleErrors, Locations}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
@@ -81,7 +81,8 @@ object RedirectRouting {
   /** The destination, after checking it is allowed and is not itself redirected elsewhere. */
   def destination(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route = {
     val route = c.spec match {
-      case RedirectSpec.Location(uri) => Route.ToLocation(new Path(uri))
+      case RedirectSpec.Location(uri) =>
+        Route.ToLocation(Locations.parse(uri)(reason => LifecycleErrors.invalidRedirect(info.path.toString, s"its location '$uri' is not valid ($reason)")))
       case RedirectSpec.Table(name, recorded) =>
         val path = ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
           throw LifecycleErrors.invalidRedirect(info.path.toString, s"the destination table $name does not exist"))
@@ -103,10 +104,8 @@ object RedirectRouting {
     }
   }
 
-  private def normalize(ctx: RoutingContext, location: String): String = {
-    val p = new Path(location)
-    scala.util.Try(p.getFileSystem(ctx.hadoopConf).makeQualified(p).toString).getOrElse(location)
-  }
+  private def normalize(ctx: RoutingContext, location: String): String =
+    scala.util.Try(Locations.qualify(location, ctx.hadoopConf)(LifecycleErrors.invalidArgument).toString).getOrElse(location)
 
   /**
    * A destination must not be redirected itself, except as the marked destination of this

@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.core.{FaultInjection, LifecycleErrors, LogCommitter, LogFiles, Progress, TableLog}
+import io.github.deltalifecycle.core.{ClientSupport, FaultInjection, LifecycleErrors, Locations, LogCommitter, LogFiles, Progress, TableLog}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.storage.LogStore
@@ -48,6 +48,9 @@ final class SetRedirect(spark: SparkSession, ctx: RoutingContext, sourcePath: Pa
     var info = fresh()
     info.config match {
       case None =>
+        // Copying and re-protocolling a table is safe only if every feature it uses is understood.
+        if (!ClientSupport.isSupported(info.protocol))
+          throw LifecycleErrors.unsupportedProtocol(info.version, ClientSupport.unsupportedFeatures(info.protocol), "redirect the table")
         checkTarget(target, destPath)
         val enable = Seq(RedirectProtocol.withFeature(info.protocol, RedirectMode.WriterOnly), RedirectProtocol.withProperty(info.metadata, wanted))
         val version = LogCommitter.commitRebasing(log, store, info.version, "SET REDIRECT",
@@ -108,10 +111,11 @@ final class SetRedirect(spark: SparkSession, ctx: RoutingContext, sourcePath: Pa
   private def fresh(): RedirectInfo =
     RedirectLookup.read(ctx.hadoopConf, sourcePath).getOrElse(throw LifecycleErrors.notADeltaTable(sourcePath.toString, "there is no Delta log"))
 
-  private def qualify(location: String): String = {
-    val p = new Path(location)
-    p.getFileSystem(ctx.hadoopConf).makeQualified(p).toString
-  }
+  private def qualify(location: String): String =
+    Locations.qualify(location, ctx.hadoopConf) { reason =>
+      LifecycleErrors.invalidArgument(s"The redirect target '$location' is not a location this session can use ($reason). " +
+        "Give an absolute path or a URI with a scheme Hadoop knows, such as file:/..., s3a://... or abfss://...")
+    }.toString
 
   private def sameTarget(c: RedirectConfig, spec: RedirectSpec): Boolean = (c.spec, spec) match {
     case (RedirectSpec.Location(a), RedirectSpec.Location(b)) => RedirectRouting.sameLocation(ctx, a, b)
