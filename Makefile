@@ -7,6 +7,7 @@
 #   make test       install, then the Scala tests, then the Python tests
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
+#   make reliability  install, then every reliability matrix at full size (README "Reliability")
 #
 # Needs only Java 17, Python 3.10+ (with venv), curl and make: build/sbt fetches sbt.
 
@@ -30,7 +31,7 @@ VENV_PY := $(VENV)/bin/python
 
 SBT := build/sbt
 
-.PHONY: jar venv install typecheck test pytest demo bench clean-jar
+.PHONY: jar venv install typecheck test pytest demo bench reliability clean-jar
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
@@ -73,6 +74,12 @@ bench: install
 	$(VENV_PY) bench/plot_compaction.py
 	$(VENV_PY) bench/drop_feature.py 3
 	$(VENV_PY) bench/redirect.py 21
+
+# CI runs these at a size that fits its budget; this runs all of them (about an hour).
+reliability: install
+	DELTA_LIFECYCLE_FULL_MATRIX=1 $(SBT) "lifecycle/testOnly *ConformanceSuite"
+	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest -q -s tests/test_drop_feature_crashes.py \
+		tests/test_redirect_crashes.py tests/test_log_crashes.py tests/test_concurrent_writers.py tests/test_bad_input.py
 
 clean-jar:
 	rm -f $(BUNDLED_JAR_DIR)/*.jar
