@@ -12,9 +12,10 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 import time
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import pytest
 
@@ -122,6 +123,69 @@ def run_stock_script(body: str, args: Sequence[str], workdir: Path) -> Dict[str,
     result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
     assert "DeltaLifecycle" not in result["extensions"]
     return result
+
+
+def stock_read_ids(
+    tables: Dict[str, Tuple[str, Optional[int]]], workdir: Path
+) -> Dict[str, Union[List[int], str]]:
+    """Read the ``id`` column of each ``name -> (path, version or None)`` with stock
+    delta-spark in one subprocess: the sorted ids, or ``"refused: <error type>: <message>"``."""
+    body = """
+        out = {}
+        for name, (path, version) in json.loads(sys.argv[1]).items():
+            reader = spark.read.format("delta")
+            if version is not None:
+                reader = reader.option("versionAsOf", version)
+            try:
+                out[name] = sorted(int(r[0]) for r in reader.load(path).select("id").collect())
+            except Exception as e:
+                out[name] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
+        emit(out)
+    """
+    return run_stock_script(body, [json.dumps(tables)], workdir)
+
+
+# ---- crash tests ------------------------------------------------------------------------
+
+#: The start of every crash script: ``spark``, a local session with this extension whose
+#: test-only ``spark.deltaLifecycle.test.haltAtStep`` is the next-to-last argument (the
+#: JSON Spark settings are the last), and ``args``, the script's own arguments. The script
+#: ends with ``print("NOT HALTED")``.
+CRASHING_SESSION_PREAMBLE = textwrap.dedent(
+    """
+    import json, sys
+    from pyspark.sql import SparkSession
+    from delta_lifecycle import configure_spark
+
+    builder = SparkSession.builder.master("local[1]")
+    for k, v in json.loads(sys.argv[-1]).items():
+        builder = builder.config(k, v)
+    spark = configure_spark(builder.config("spark.deltaLifecycle.test.haltAtStep", sys.argv[-2])).getOrCreate()
+    args = sys.argv[1:-2]
+    """
+)
+
+
+@dataclass(frozen=True)
+class CrashRun:
+    halted: bool
+    stdout: str
+    stderr: str
+
+
+def write_crash_script(path: Path, body: str) -> Path:
+    path.write_text(CRASHING_SESSION_PREAMBLE + textwrap.dedent(body))
+    return path
+
+
+def run_until_halt(script: Path, args: Sequence[str], step: str) -> CrashRun:
+    """Run a crash script in a subprocess, halting its JVM at ``step``. The JVM halts under
+    the Python driver, which then fails on its lost gateway; the JVM's last words on the
+    shared stderr say where it stopped."""
+    run = subprocess.run([sys.executable, str(script), *args, step, json.dumps(SESSION_CONF)],
+                         capture_output=True, text=True, timeout=600)
+    halted = f"halting at step {step}" in run.stderr and "NOT HALTED" not in run.stdout
+    return CrashRun(halted, run.stdout, run.stderr[-3000:])
 
 
 # ---- Delta tables for the DROP FEATURE tests -------------------------------------------

@@ -6,8 +6,8 @@ Each writer (tests/concurrent_appender.py; delta-rs, or stock delta-spark withou
 extension) records every attempt. Afterwards:
 
 - every append either returned and its rows are in the table exactly once, or failed with
-  a typed error (a ``deltalake`` ``DeltaError``, or a Spark error with an error condition)
-  and none of its rows is anywhere;
+  a typed error (a ``deltalake`` ``DeltaError``, a Spark error with an error condition, or
+  one of delta-spark's conflict exceptions) and none of its rows is anywhere;
 - the table's rows are exactly the rows before plus every committed batch, for this
   extension, stock delta-spark and delta-rs;
 - every checkpoint and compaction in the log holds a state its commits made
@@ -40,7 +40,7 @@ from conftest import (
     delta_rs_ids,
     ids,
     latest_version,
-    run_stock_script,
+    stock_read_ids,
 )
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
@@ -245,23 +245,18 @@ def outcomes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> D
 
 @pytest.fixture(scope="module")
 def stock(outcomes: Dict[str, Outcome], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
-    body = """
-        out = {}
-        for name, (path, version) in json.loads(sys.argv[1]).items():
-            reader = spark.read.format("delta")
-            if version is not None:
-                reader = reader.option("versionAsOf", version)
-            out[name] = sorted(int(r[0]) for r in reader.load(path).collect())
-        emit(out)
-    """
-    paths = {name: (str(o.read_path), o.version) for name, o in outcomes.items()}
-    return run_stock_script(body, [json.dumps(paths)], tmp_path_factory.mktemp("stock"))
+    return stock_read_ids({name: (str(o.read_path), o.version) for name, o in outcomes.items()},
+                          tmp_path_factory.mktemp("stock"))
 
 
 def is_typed(attempt: Dict[str, Any]) -> bool:
     if attempt["client"] == "delta-rs":
         return attempt["error"].endswith("Error") and attempt["error"] != "Exception" and (
             attempt["error_module"].startswith(("deltalake", "_internal")))
+    # delta-spark's conflict exceptions (MetadataChangedException, ConcurrentAppendException,
+    # ...) reach Python as delta.exceptions classes, whose condition is in the message only.
+    if attempt["error_module"].startswith("delta.exceptions"):
+        return attempt["message"].startswith("[DELTA_")
     return attempt["condition"] is not None and attempt["condition"] != "INTERNAL_ERROR"
 
 

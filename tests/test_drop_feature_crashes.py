@@ -10,11 +10,7 @@ session finishes it.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
-import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,18 +22,17 @@ from pyspark.sql import SparkSession
 
 from conftest import (
     FULL_MATRIX,
-    SESSION_CONF,
     age_log,
     deletion_vector_table,
     delta_rs_ids,
     ids,
     latest_version,
-    run_stock_script,
+    run_until_halt,
+    stock_read_ids,
+    write_crash_script,
 )
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import DropFeatureWaitError, FeatureNotPresentError
-
-HALT_KEY = "spark.deltaLifecycle.test.haltAtStep"
 
 #: (step, TRUNCATE HISTORY?) in the order the drop reaches them.
 ALL_STEPS: List[Tuple[str, bool]] = [
@@ -62,22 +57,11 @@ CI_STEPS = {
 }
 STEPS = [s for s in ALL_STEPS if FULL_MATRIX or s[0] in CI_STEPS]
 
-CRASHING_DROP = textwrap.dedent(
-    """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
-
-    path, step, truncate, conf = sys.argv[1], sys.argv[2], sys.argv[3] == "1", json.loads(sys.argv[4])
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in conf.items():
-        builder = builder.config(k, v)
-    spark = configure_spark(builder.config("%s", step)).getOrCreate()
+CRASHING_DROP = """
+    path, truncate = args[0], args[1] == "1"
     spark.sql(f"ALTER TABLE delta.`{path}` DROP FEATURE deletionVectors" + (" TRUNCATE HISTORY" if truncate else ""))
     print("NOT HALTED")
-    """
-    % HALT_KEY
-)
+"""
 
 
 @dataclass(frozen=True)
@@ -112,7 +96,7 @@ def truncate_ready(spark: SparkSession, path: Path) -> None:
 def crashes(spark: SparkSession, base: Path, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Crash]:
     workdir = tmp_path_factory.mktemp("crashes")
     script = workdir / "crashing_drop.py"
-    script.write_text(CRASHING_DROP)
+    script = write_crash_script(workdir / "crashing.py", CRASHING_DROP)
     cases = []
     for i, (step, truncate) in enumerate(STEPS):
         path = workdir / f"t{i}"
@@ -124,16 +108,8 @@ def crashes(spark: SparkSession, base: Path, tmp_path_factory: pytest.TempPathFa
 
     def crash(case: Tuple[str, bool, Path]) -> Crash:
         step, truncate, path = case
-        run = subprocess.run(
-            [sys.executable, str(script), str(path), step, "1" if truncate else "0", json.dumps(SESSION_CONF)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        # The JVM halts under the Python driver, which then fails on its lost gateway; the
-        # JVM's last words on the shared stderr say where it stopped.
-        halted = f"halting at step {step}" in run.stderr and "NOT HALTED" not in run.stdout
-        return Crash(step, truncate, path, halted, run.stderr[-3000:])
+        run = run_until_halt(script, [str(path), "1" if truncate else "0"], step)
+        return Crash(step, truncate, path, run.halted, run.stderr)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return {c.step: c for c in pool.map(crash, cases)}
@@ -141,19 +117,7 @@ def crashes(spark: SparkSession, base: Path, tmp_path_factory: pytest.TempPathFa
 
 @pytest.fixture(scope="module")
 def stock_after_crash(crashes: Dict[str, Crash], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
-    body = """
-        paths = json.loads(sys.argv[1])
-        out = {}
-        for step, path in paths.items():
-            try:
-                rows = spark.read.format("delta").load(path).select("id").collect()
-                out[step] = sorted(int(r[0]) for r in rows)
-            except Exception as e:
-                out[step] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
-        emit(out)
-    """
-    paths = {step: str(c.path) for step, c in crashes.items()}
-    return run_stock_script(body, [json.dumps(paths)], tmp_path_factory.mktemp("stock"))
+    return stock_read_ids({step: (str(c.path), None) for step, c in crashes.items()}, tmp_path_factory.mktemp("stock"))
 
 
 @pytest.mark.parametrize("step", [s for s, _ in STEPS])

@@ -10,12 +10,8 @@ table, and this module's session runs the statement again.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-import sys
-import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,30 +20,26 @@ from typing import Any, Dict, List, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import FULL_MATRIX, SESSION_CONF, age_log, delta_rs_ids, ids, latest_version, run_stock_script
+from conftest import (
+    FULL_MATRIX,
+    age_log,
+    delta_rs_ids,
+    ids,
+    latest_version,
+    run_until_halt,
+    stock_read_ids,
+    write_crash_script,
+)
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 
-HALT_KEY = "spark.deltaLifecycle.test.haltAtStep"
 COMPACT = "ALTER TABLE delta.`{path}` COMPACT LOG FROM VERSION 6 TO VERSION 9"
 CLEAN = "ALTER TABLE delta.`{path}` CLEAN LOG RETAIN 24 HOURS"
 
-CRASHING_STATEMENT = textwrap.dedent(
-    """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
-
-    statement, step, conf = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in conf.items():
-        builder = builder.config(k, v)
-    spark = configure_spark(builder.config("%s", step)).getOrCreate()
-    spark.sql(statement).collect()
+CRASHING_STATEMENT = """
+    spark.sql(args[0]).collect()
     print("NOT HALTED")
-    """
-    % HALT_KEY
-)
+"""
 
 
 @dataclass(frozen=True)
@@ -84,18 +76,15 @@ def steps(spark: SparkSession, base: Path) -> List[Tuple[str, str]]:
 @pytest.fixture(scope="module")
 def crashes(base: Path, steps: List[Tuple[str, str]], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Crash]:
     workdir = tmp_path_factory.mktemp("log-crashes")
-    script = workdir / "crashing.py"
-    script.write_text(CRASHING_STATEMENT)
+    script = write_crash_script(workdir / "crashing.py", CRASHING_STATEMENT)
 
     def crash(case: Tuple[int, Tuple[str, str]]) -> Crash:
         i, (step, statement) = case
         path = workdir / f"t{i}"
         shutil.copytree(base, path, copy_function=shutil.copy2)  # keeps the aged modification times
         sql = statement.format(path=path)
-        run = subprocess.run([sys.executable, str(script), sql, step, json.dumps(SESSION_CONF)],
-                             capture_output=True, text=True, timeout=600)
-        halted = f"halting at step {step}" in run.stderr and "NOT HALTED" not in run.stdout
-        return Crash(step, statement, path, halted, run.stderr[-3000:])
+        run = run_until_halt(script, [sql], step)
+        return Crash(step, statement, path, run.halted, run.stderr)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return {c.step: c for c in pool.map(crash, enumerate(steps))}
@@ -123,28 +112,16 @@ def policy_batch(i: int) -> List[int]:
     return list(range(i * 100, i * 100 + (40 if i == LARGE_BATCH else 1)))
 
 
-APPENDING_WITH_POLICY = textwrap.dedent(
-    """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
-
-    path, step, conf = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in conf.items():
-        builder = builder.config(k, v)
-    spark = configure_spark(builder.config("%s", step)).getOrCreate()
+APPENDING_WITH_POLICY = """
     maintenance = spark._jvm.io.github.deltalifecycle.features.compaction.LogMaintenance
     for i in range(%d):
         rows = list(range(i * 100, i * 100 + (40 if i == %d else 1)))
         frame = spark.createDataFrame([(r,) for r in rows], "id BIGINT").repartition(len(rows))
-        frame.write.format("delta").mode("append").save(path)
+        frame.write.format("delta").mode("append").save(args[0])
         print("appended", i, flush=True)
         maintenance.awaitIdle(60000)
     print("NOT HALTED")
-    """
-    % (HALT_KEY, POLICY_BATCHES, LARGE_BATCH)
-)
+""" % (POLICY_BATCHES, LARGE_BATCH)
 
 
 @dataclass(frozen=True)
@@ -160,18 +137,15 @@ class PolicyCrash:
 @pytest.fixture(scope="module")
 def policy_crashes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, PolicyCrash]:
     workdir = tmp_path_factory.mktemp("policy-crashes")
-    script = workdir / "appending.py"
-    script.write_text(APPENDING_WITH_POLICY)
+    script = write_crash_script(workdir / "appending.py", APPENDING_WITH_POLICY)
     for step in POLICY_STEPS:
         spark.sql(f"CREATE TABLE delta.`{workdir / step}` (id BIGINT) USING delta TBLPROPERTIES ({POLICY_PROPERTIES})")
 
     def crash(step: str) -> PolicyCrash:
         path = workdir / step
-        run = subprocess.run([sys.executable, str(script), str(path), step, json.dumps(SESSION_CONF)],
-                             capture_output=True, text=True, timeout=600)
-        halted = f"halting at step {step}" in run.stderr and "NOT HALTED" not in run.stdout
+        run = run_until_halt(script, [str(path)], step)
         appended = sum(1 for line in run.stdout.splitlines() if line.startswith("appended "))
-        return PolicyCrash(step, path, halted, appended, run.stderr[-3000:])
+        return PolicyCrash(step, path, run.halted, appended, run.stderr)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return {c.step: c for c in pool.map(crash, POLICY_STEPS)}
@@ -194,18 +168,9 @@ def policy_settled(path: Path) -> bool:
 def stock(
     crashes: Dict[str, Crash], policy_crashes: Dict[str, PolicyCrash], tmp_path_factory: pytest.TempPathFactory
 ) -> Dict[str, Any]:
-    body = """
-        out = {}
-        for step, path in json.loads(sys.argv[1]).items():
-            try:
-                out[step] = sorted(int(r[0]) for r in spark.read.format("delta").load(path).collect())
-            except Exception as e:
-                out[step] = "refused: " + str(e)[:300]
-        emit(out)
-    """
-    paths = {step: str(c.path) for step, c in crashes.items()}
-    paths.update({step: str(c.path) for step, c in policy_crashes.items()})
-    return run_stock_script(body, [json.dumps(paths)], tmp_path_factory.mktemp("stock"))
+    paths = {step: (str(c.path), None) for step, c in crashes.items()}
+    paths.update({step: (str(c.path), None) for step, c in policy_crashes.items()})
+    return stock_read_ids(paths, tmp_path_factory.mktemp("stock"))
 
 
 def test_the_policy_halted_at_each_step_and_every_client_reads_the_committed_rows(

@@ -10,11 +10,6 @@ and a re-run of the command finishes it.
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +18,9 @@ from typing import Dict, List, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import FULL_MATRIX, SESSION_CONF, delta_rs_ids, ids
+from conftest import FULL_MATRIX, delta_rs_ids, ids, run_until_halt, write_crash_script
 from delta_lifecycle import LifecycleTable
 
-HALT_KEY = "spark.deltaLifecycle.test.haltAtStep"
 
 #: (step, command) in the order the commands reach them. UNSET cases start READY, with one
 #: write at the destination (its version 2), so there is one commit to replay.
@@ -42,25 +36,14 @@ ALL_STEPS: List[Tuple[str, str]] = [
 CI_STEPS = {"setRedirect.afterDataCopy", "unsetRedirect.afterDestinationMark", "unsetRedirect.afterReplay.2"}
 STEPS = [s for s in ALL_STEPS if FULL_MATRIX or s[0] in CI_STEPS]
 
-CRASHING_COMMAND = textwrap.dedent(
-    """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
-
-    path, dest, step, command, conf = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in conf.items():
-        builder = builder.config(k, v)
-    spark = configure_spark(builder.config("%s", step)).getOrCreate()
+CRASHING_COMMAND = """
+    path, dest, command = args
     if command == "set":
         spark.sql(f"ALTER TABLE delta.`{path}` SET REDIRECT TO '{dest}'").collect()
     else:
         spark.sql(f"ALTER TABLE delta.`{path}` UNSET REDIRECT").collect()
     print("NOT HALTED")
-    """
-    % HALT_KEY
-)
+"""
 
 BEFORE = [0, 1, 2, 3]
 AFTER_WRITE = [0, 1, 2, 3, 40]
@@ -79,8 +62,7 @@ class Crash:
 @pytest.fixture(scope="module")
 def crashes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Crash]:
     workdir = tmp_path_factory.mktemp("redirect-crashes")
-    script = workdir / "crashing.py"
-    script.write_text(CRASHING_COMMAND)
+    script = write_crash_script(workdir / "crashing.py", CRASHING_COMMAND)
     cases = []
     for i, (step, command) in enumerate(STEPS):
         path, dest = workdir / f"t{i}", workdir / f"t{i}-dest"
@@ -93,12 +75,8 @@ def crashes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Di
 
     def crash(case: Tuple[str, str, Path, Path]) -> Crash:
         step, command, path, dest = case
-        run = subprocess.run(
-            [sys.executable, str(script), str(path), str(dest), step, command, json.dumps(SESSION_CONF)],
-            capture_output=True, text=True, timeout=600,
-        )
-        halted = f"halting at step {step}" in run.stderr and "NOT HALTED" not in run.stdout
-        return Crash(step, command, path, dest, halted, run.stderr[-3000:])
+        run = run_until_halt(script, [str(path), str(dest), command], step)
+        return Crash(step, command, path, dest, run.halted, run.stderr)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return {c.step: c for c in pool.map(crash, cases)}

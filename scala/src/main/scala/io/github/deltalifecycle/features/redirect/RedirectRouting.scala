@@ -118,22 +118,26 @@ object RedirectRouting {
       case None =>
       case Some(d) if d.isDestinationMarker && d.destinationLocation.exists(l => sameLocation(ctx, l, source.toString)) =>
       case Some(_) =>
+        // Hops in qualified form, so a cycle spelled once with `file:` and once without is still a cycle.
         val hops = Vector.newBuilder[String]
-        hops += source.toString
+        var seen = Set.empty[String]
+        def visit(location: String): Boolean = {
+          val q = qualified(ctx, location)
+          hops += q
+          val again = seen.contains(q)
+          seen += q
+          again
+        }
+        visit(source.toString)
+        visit(dest.toString)
         var current: Option[RedirectInfo] = destInfo
-        var seen = Set(qualified(ctx, source.toString))
         var done = false
-        hops += dest.toString
-        seen += qualified(ctx, dest.toString)
         var n = 0
         while (!done && n < MaxChainReport) {
           n += 1
           current.flatMap(_.config).flatMap(_.destinationLocation) match {
             case Some(next) =>
-              hops += next
-              val q = qualified(ctx, next)
-              if (seen.contains(q)) done = true
-              seen += q
+              done = visit(next)
               current = scala.util.Try(RedirectLookup.lookup(ctx.hadoopConf, new Path(next))).toOption.flatten
             case None => done = true
           }

@@ -33,13 +33,13 @@ final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: In
     while (it.hasNext) {
       val f = it.next()
       val p = f.getPath.toString
-      if (!p.startsWith(logPrefix) && !isHidden(from, f.getPath)) out += f
+      if (!p.startsWith(logPrefix) && !isHadoopChecksumSidecar(f.getPath)) out += f
     }
     out.result()
   }
 
-  // Hadoop's client-side checksum files and staging files are not table content.
-  private def isHidden(root: Path, p: Path): Boolean = {
+  // Hadoop's client-side `.<file>.crc` checksums are rewritten with each copied file, not table content.
+  private def isHadoopChecksumSidecar(p: Path): Boolean = {
     val name = p.getName
     name.startsWith(".") && name.endsWith(".crc")
   }

@@ -23,9 +23,8 @@ import org.apache.spark.sql.delta.storage.LogStore
  */
 final class UnsetRedirect(spark: SparkSession, ctx: RoutingContext, sourcePath: Path, displayName: String, copyThreads: Int) {
   private lazy val store = LogStore(spark)
+  import UnsetRedirect._
   private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
-  val CopyBackOperation = "REDIRECT COPY BACK"
-  val DestinationVersionKey = "redirectDestinationVersion"
 
   def run(): RedirectResult = {
     val info = fresh(sourcePath, displayName)
@@ -152,4 +151,11 @@ final class UnsetRedirect(spark: SparkSession, ctx: RoutingContext, sourcePath: 
 
   private def fresh(path: Path, name: String): RedirectInfo =
     RedirectLookup.read(ctx.hadoopConf, path).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, s"$name has no Delta log"))
+}
+
+object UnsetRedirect {
+  /** The operation of a commit that replays a destination commit on the source. */
+  val CopyBackOperation = "REDIRECT COPY BACK"
+  /** Its parameter naming the destination version it replays, so a re-run skips it. */
+  val DestinationVersionKey = "redirectDestinationVersion"
 }
