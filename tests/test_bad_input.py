@@ -32,7 +32,7 @@ from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import DeltaLifecycleError, translate_errors
 
-EXAMPLES = 200 if FULL_MATRIX else 20
+EXAMPLES = 200 if FULL_MATRIX else 15
 #: Every case a property here generated or planted, for the README's numbers.
 CASES: Dict[str, int] = {}
 
