@@ -60,6 +60,8 @@ class Writers:
     path: Path
     workdir: Path
     clients: Sequence[str]
+    #: Writer numbers are first_writer, first_writer + 1, ...: unique across the module.
+    first_writer: int
     processes: List[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def out_file(self, writer: int) -> Path:
@@ -69,10 +71,9 @@ class Writers:
     def stop_file(self) -> Path:
         return self.workdir / "stop"
 
-    def start(self, first_writer: int) -> None:
-        self.first_writer = first_writer
+    def start(self) -> None:
         for i, client in enumerate(self.clients):
-            writer = first_writer + i
+            writer = self.first_writer + i
             pause = "1.0"
             self.processes.append(
                 subprocess.Popen(
@@ -133,8 +134,8 @@ def run_with_writers(
     """Start the writers, wait until each has committed once, run ``operation`` (again, if it
     lost a race with a typed conflict error), let every writer try once more, stop them."""
     workdir.mkdir(parents=True, exist_ok=True)
-    writers = Writers(path, workdir, clients)
-    writers.start(first_writer)
+    writers = Writers(path, workdir, clients, first_writer)
+    writers.start()
     try:
         everyone = set(range(first_writer, first_writer + len(clients)))
         writers.wait_until(lambda rs: everyone <= {r["writer"] for r in rs if r["ok"]}, "a first commit by every writer")

@@ -282,7 +282,7 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
           feature.actionsToIncludeAtDowngradeCommit(snapshot)
       }
       catch {
-        case e: DeltaLifecycleException if e.condition == "DELTA_LIFECYCLE_CONCURRENT_COMMIT" && attempt < MaxDowngradeAttempts =>
+        case e: DeltaLifecycleException if e.condition == LogCommitter.ConcurrentCommitCondition && attempt < MaxDowngradeAttempts =>
           attempt += 1
       }
     }

@@ -53,19 +53,16 @@ object RedirectLookup {
     val listing = scala.util.Try(log.listing()).toOption.getOrElse(return None)
     val latest = listing.latestVersion
     val stamp = listing.commit(latest).map(c => (c.status.getModificationTime, c.status.getLen))
-    val key = log.tablePath.toString
-    Option(latestFacts.get(key)).filter(f => f._1 == latest && f._2 == stamp && stamp.isDefined).map(_._3).getOrElse {
-      val (protocol, metadata) = latestProtocolAndMetadata(log, listing)
-      val config = RedirectConfig.fromMetadata(metadata, path.toString)
-      if (config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))) {
-        throw LifecycleErrors.invalidRedirect(path.toString,
-          "the protocol names redirectReaderWriter but no redirect property is set, so no client can tell where the table lives")
-      }
-      val info = Some(RedirectInfo(log.tablePath, latest, protocol, metadata, config))
-      if (latestFacts.size > MaxRemembered) latestFacts.clear()
-      latestFacts.put(key, (latest, stamp, info))
-      info
+    val (protocol, metadata) = latestProtocolAndMetadata(log, listing)
+    val config = RedirectConfig.fromMetadata(metadata, path.toString)
+    if (config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))) {
+      throw LifecycleErrors.invalidRedirect(path.toString,
+        "the protocol names redirectReaderWriter but no redirect property is set, so no client can tell where the table lives")
     }
+    val info = Some(RedirectInfo(log.tablePath, latest, protocol, metadata, config))
+    if (latestFacts.size > MaxRemembered) latestFacts.clear()
+    latestFacts.put(log.tablePath.toString, (latest, stamp, info))
+    info
   }
 
   /**

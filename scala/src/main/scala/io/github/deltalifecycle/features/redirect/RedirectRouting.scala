@@ -80,22 +80,25 @@ object RedirectRouting {
 
   /** The destination, after checking it is allowed and is not itself redirected elsewhere. */
   def destination(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route = {
-    val route = c.spec match {
-      case RedirectSpec.Location(uri) =>
-        Route.ToLocation(Locations.parse(uri)(reason => LifecycleErrors.invalidRedirect(info.path.toString, s"its location '$uri' is not valid ($reason)")))
-      case RedirectSpec.Table(name, recorded) =>
-        val path = ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
-          throw LifecycleErrors.invalidRedirect(info.path.toString, s"the destination table $name does not exist"))
-        Route.ToTable(name, path)
-    }
-    val destPath = route match {
-      case Route.ToLocation(p) => p
-      case Route.ToTable(_, p) => p
-      case _ => throw new IllegalStateException("unreachable")
-    }
+    val destPath = destinationPath(ctx, info.path.toString, c.spec)
     checkAllowed(ctx, destPath.toString)
     checkNotChained(ctx, info.path, destPath)
-    route
+    c.spec match {
+      case RedirectSpec.Table(name, _) => Route.ToTable(name, destPath)
+      case _: RedirectSpec.Location => Route.ToLocation(destPath)
+    }
+  }
+
+  /**
+   * Where `spec` points: its location, or the catalog table's current location (else the one
+   * recorded when the redirect was set). `where` names the redirected table in errors.
+   */
+  def destinationPath(ctx: RoutingContext, where: String, spec: RedirectSpec): Path = spec match {
+    case RedirectSpec.Location(uri) =>
+      Locations.parse(uri)(reason => LifecycleErrors.invalidRedirect(where, s"its location '$uri' is not valid ($reason)"))
+    case RedirectSpec.Table(name, recorded) =>
+      ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
+        throw LifecycleErrors.invalidRedirect(where, s"the destination table $name does not exist"))
   }
 
   def checkAllowed(ctx: RoutingContext, location: String): Unit = {

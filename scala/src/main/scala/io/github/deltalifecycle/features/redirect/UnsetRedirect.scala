@@ -70,12 +70,7 @@ final class UnsetRedirect(spark: SparkSession, ctx: RoutingContext, sourcePath: 
     FaultInjection.step("unsetRedirect.afterSourceDrop")
 
     progress.start("mark the destination")
-    val destPath = c.spec match {
-      case RedirectSpec.Location(uri) => new Path(uri)
-      case RedirectSpec.Table(name, recorded) =>
-        ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
-          throw LifecycleErrors.invalidRedirect(displayName, s"the destination table $name does not exist"))
-    }
+    val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
     val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
     var destInfo = fresh(destPath, destPath.toString)
     val markerVersion = destInfo.config match {
