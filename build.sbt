@@ -4,7 +4,8 @@ import java.util.Properties
 val versions: Properties = {
   val props = new Properties()
   val in = new FileInputStream(file("versions.properties"))
-  try props.load(in) finally in.close()
+  try props.load(in)
+  finally in.close()
   props
 }
 def v(key: String): String = versions.getProperty(key)
@@ -17,12 +18,21 @@ ThisBuild / scalaVersion := v("scala")
 
 // Spark on Java 17 needs these opens in every JVM that runs it (tests, benchmarks).
 val sparkJavaOptions = Seq(
-  "java.base/java.lang", "java.base/java.lang.invoke", "java.base/java.lang.reflect",
-  "java.base/java.io", "java.base/java.net", "java.base/java.nio", "java.base/java.util",
-  "java.base/java.util.concurrent", "java.base/java.util.concurrent.atomic",
-  "java.base/sun.nio.ch", "java.base/sun.nio.cs", "java.base/sun.security.action",
+  "java.base/java.lang",
+  "java.base/java.lang.invoke",
+  "java.base/java.lang.reflect",
+  "java.base/java.io",
+  "java.base/java.net",
+  "java.base/java.nio",
+  "java.base/java.util",
+  "java.base/java.util.concurrent",
+  "java.base/java.util.concurrent.atomic",
+  "java.base/sun.nio.ch",
+  "java.base/sun.nio.cs",
+  "java.base/sun.security.action",
   "java.base/sun.util.calendar"
-).map(p => s"--add-opens=$p=ALL-UNNAMED") ++ Seq("-Xmx4g", "-Djdk.reflect.useDirectMethodHandle=false")
+).map(p => s"--add-opens=$p=ALL-UNNAMED") ++
+  Seq("-Xmx4g", "-Djdk.reflect.useDirectMethodHandle=false")
 
 lazy val antlrGenerate = taskKey[Seq[File]]("Generates the statement parser from the ANTLR grammar")
 
@@ -48,18 +58,27 @@ lazy val lifecycle = (project in file("scala"))
     antlrGenerate := {
       val grammars = ((Compile / sourceDirectory).value / "antlr4" ** "*.g4").get
       val out = (Compile / sourceManaged).value / "antlr4"
-      val cached = FileFunction.cached(streams.value.cacheDirectory / "antlr4", FilesInfo.hash) { in =>
-        IO.delete(out)
-        in.foreach { g4 =>
-          val pkg = "io.github.deltalifecycle.sql.parser"
-          val args = Array("-o", (out / pkg.replace('.', '/')).getPath, "-package", pkg,
-            "-visitor", "-no-listener", "-Xexact-output-dir", g4.getPath)
-          val tool = new org.antlr.v4.Tool(args)
-          tool.processGrammarsOnCommandLine()
-          if (tool.getNumErrors > 0) sys.error(s"ANTLR failed on $g4")
+      val cached =
+        FileFunction.cached(streams.value.cacheDirectory / "antlr4", FilesInfo.hash) { in =>
+          IO.delete(out)
+          in.foreach { g4 =>
+            val pkg = "io.github.deltalifecycle.sql.parser"
+            val args = Array(
+              "-o",
+              (out / pkg.replace('.', '/')).getPath,
+              "-package",
+              pkg,
+              "-visitor",
+              "-no-listener",
+              "-Xexact-output-dir",
+              g4.getPath
+            )
+            val tool = new org.antlr.v4.Tool(args)
+            tool.processGrammarsOnCommandLine()
+            if (tool.getNumErrors > 0) sys.error(s"ANTLR failed on $g4")
+          }
+          (out ** "*.java").get.toSet
         }
-        (out ** "*.java").get.toSet
-      }
       cached(grammars.toSet).toSeq
     },
     Compile / sourceGenerators += antlrGenerate.taskValue,

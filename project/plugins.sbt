@@ -3,6 +3,10 @@
 libraryDependencies += "org.antlr" % "antlr4" % {
   val props = new java.util.Properties()
   val in = new java.io.FileInputStream(baseDirectory.value.getParentFile / "versions.properties")
-  try props.load(in) finally in.close()
+  try props.load(in)
+  finally in.close()
   props.getProperty("antlr")
 }
+
+// `build/sbt scalafmtCheckAll scalafmtSbtCheck` runs in `make test`; `make fmt` formats.
+addSbtPlugin("org.scalameta" % "sbt-scalafmt" % "2.5.6")

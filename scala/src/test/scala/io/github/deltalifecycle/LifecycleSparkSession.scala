@@ -20,15 +20,16 @@ trait LifecycleSparkSession extends BeforeAndAfterAll { self: Suite =>
   protected def newTableDir(name: String): String = scratch.resolve(name).toString
 
   /**
-   * The shared test tables are read-only; tests work on a copy in the scratch directory.
-   * Hadoop's `.<file>.crc` sidecars are left out: they are an artifact of the local file
-   * system, some tables carry stale ones, and delta-spark's Spark-based readers (not the
-   * log core) would fail on those before comparing anything.
+   * The shared test tables are read-only; tests work on a copy in the scratch directory. Hadoop's
+   * `.<file>.crc` sidecars are left out: they are an artifact of the local file system, some tables
+   * carry stale ones, and delta-spark's Spark-based readers (not the log core) would fail on those
+   * before comparing anything.
    */
   protected def copyOfSharedTable(group: String, name: String): String = {
     val target = scratch.resolve(s"$group-$name").toFile
     if (!target.exists()) {
-      val hadoopSidecar: java.io.FileFilter = f => !(f.getName.startsWith(".") && f.getName.endsWith(".crc"))
+      val hadoopSidecar: java.io.FileFilter =
+        f => !(f.getName.startsWith(".") && f.getName.endsWith(".crc"))
       FileUtils.copyDirectory(SharedTestData.table(group, name), target, hadoopSidecar)
     }
     target.getCanonicalPath
@@ -44,6 +45,7 @@ trait LifecycleSparkSession extends BeforeAndAfterAll { self: Suite =>
 }
 
 object LifecycleSparkSession {
+
   /** A small local session with Delta's extension and this project's, in that order. */
   def builder(appName: String): SparkSession.Builder = SparkSession.builder()
     .master("local[2]")
@@ -51,18 +53,26 @@ object LifecycleSparkSession {
     .config("spark.ui.enabled", "false")
     .config("spark.sql.shuffle.partitions", "2")
     .config("spark.databricks.delta.snapshotPartitions", "2")
-    .config("spark.sql.extensions",
-      "io.delta.sql.DeltaSparkSessionExtension,io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension")
+    .config(
+      "spark.sql.extensions",
+      "io.delta.sql.DeltaSparkSessionExtension,io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension"
+    )
     .config("spark.sql.catalog.spark_catalog", "io.github.deltalifecycle.sql.LifecycleCatalog")
 }
 
 object SharedTestData {
+
   /** ../shared/testdata beside the checkout (tests run with the repository root as cwd). */
   val root: File = Seq("../shared/testdata", "shared/testdata").map(new File(_)).find(_.isDirectory)
-    .getOrElse(throw new IllegalStateException("../shared/testdata is missing next to the checkout"))
+    .getOrElse(throw new IllegalStateException(
+      "../shared/testdata is missing next to the checkout"
+    ))
 
   def table(group: String, name: String): File = new File(new File(root, group), name)
 
   def tables(group: String): Seq[String] =
-    Option(new File(root, group).listFiles()).toSeq.flatten.filter(_.isDirectory).map(_.getName).sorted
+    Option(new File(
+      root,
+      group
+    ).listFiles()).toSeq.flatten.filter(_.isDirectory).map(_.getName).sorted
 }

@@ -11,19 +11,21 @@ import org.apache.spark.sql.delta.actions.{Action, SingleAction}
 import org.apache.spark.sql.delta.util.JsonUtils
 
 /**
- * Reads the newline-delimited JSON files of the log (commits, compactions, V2 checkpoint
- * manifests) into delta-spark's own action classes, with delta-spark's Jackson mapper.
+ * Reads the newline-delimited JSON files of the log (commits, compactions, V2 checkpoint manifests)
+ * into delta-spark's own action classes, with delta-spark's Jackson mapper.
  */
 object ActionReader {
 
   /** All actions of a JSON log file, in file order. Unknown action types are skipped. */
   def readJson(fs: FileSystem, file: FileStatus): Vector[Action] =
-    readJsonLines(fs, file)(line => Option(JsonUtils.mapper.readValue(line, classOf[SingleAction]).unwrap))
+    readJsonLines(fs, file)(line =>
+      Option(JsonUtils.mapper.readValue(line, classOf[SingleAction]).unwrap)
+    )
 
   /**
-   * Every line of a JSON log file with its action type (its top-level key) and, for the
-   * action types delta-spark knows, the bound action. Writers that copy actions keep the
-   * line itself, so fields delta-spark's classes do not model survive the copy.
+   * Every line of a JSON log file with its action type (its top-level key) and, for the action
+   * types delta-spark knows, the bound action. Writers that copy actions keep the line itself, so
+   * fields delta-spark's classes do not model survive the copy.
    */
   def readJsonLinesWithActions(fs: FileSystem, file: FileStatus): Vector[LogLine] =
     readJsonLines(fs, file) { line =>
@@ -32,8 +34,8 @@ object ActionReader {
     }
 
   /**
-   * Only the actions whose top-level key is in `keys`; other lines are parsed to a tree
-   * but never bound to action classes, which keeps history scans cheap on large commits.
+   * Only the actions whose top-level key is in `keys`; other lines are parsed to a tree but never
+   * bound to action classes, which keeps history scans cheap on large commits.
    */
   def readJsonSelected(fs: FileSystem, file: FileStatus, keys: Set[String]): Vector[Action] =
     readJsonLines(fs, file) { line =>
@@ -52,9 +54,11 @@ object ActionReader {
   }
 
   private def readJsonLines[A](fs: FileSystem, file: FileStatus)(
-      parse: String => Option[A]): Vector[A] = {
+      parse: String => Option[A]
+  ): Vector[A] = {
     val out = Vector.newBuilder[A]
-    val reader = new BufferedReader(new InputStreamReader(fs.open(file.getPath), StandardCharsets.UTF_8))
+    val reader =
+      new BufferedReader(new InputStreamReader(fs.open(file.getPath), StandardCharsets.UTF_8))
     try {
       var lineNo = 0
       var line = reader.readLine()
@@ -67,11 +71,18 @@ object ActionReader {
               val detail = e.getMessage.takeWhile(_ != '\n')
               // delta-spark's Protocol refuses inconsistent versions and feature lists when
               // it is constructed; that is an invalid protocol, not an unreadable file.
-              if (scala.util.Try(JsonUtils.mapper.readTree(line)).toOption.flatMap(firstKey).contains("protocol")) {
+              if (
+                scala.util.Try(JsonUtils.mapper.readTree(line)).toOption.flatMap(firstKey).contains(
+                  "protocol"
+                )
+              ) {
                 throw LifecycleErrors.invalidProtocolIn(file.getPath.toString, detail)
               }
-              throw LifecycleErrors.corruptLog(file.getPath.toString,
-                s"line $lineNo is not a valid Delta action ($detail)", Some(e))
+              throw LifecycleErrors.corruptLog(
+                file.getPath.toString,
+                s"line $lineNo is not a valid Delta action ($detail)",
+                Some(e)
+              )
           }
         }
         line = reader.readLine()

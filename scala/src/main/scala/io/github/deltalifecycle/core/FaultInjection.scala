@@ -3,15 +3,16 @@ package io.github.deltalifecycle.core
 import org.apache.spark.sql.SparkSession
 
 /**
- * TEST ONLY. Kills the JVM at a named step of a multi-step operation, so tests can prove
- * that a crash there leaves every table readable and that a re-run completes. A step halts
- * only when the session's `spark.deltaLifecycle.test.haltAtStep` names it (the active
- * session, unless the caller runs on a thread that has none and passes its own); nothing
- * else reads that setting, and with it unset (always, outside tests) a step is a no-op.
- * `Runtime.halt` skips shutdown hooks and finally blocks, as a crash or `kill -9` would.
+ * TEST ONLY. Kills the JVM at a named step of a multi-step operation, so tests can prove that a
+ * crash there leaves every table readable and that a re-run completes. A step halts only when the
+ * session's `spark.deltaLifecycle.test.haltAtStep` names it (the active session, unless the caller
+ * runs on a thread that has none and passes its own); nothing else reads that setting, and with it
+ * unset (always, outside tests) a step is a no-op. `Runtime.halt` skips shutdown hooks and finally
+ * blocks, as a crash or `kill -9` would.
  */
 object FaultInjection {
   val HaltAtStepKey = "spark.deltaLifecycle.test.haltAtStep"
+
   /** The exit status of a halted JVM, so a test can tell the injected crash from a failure. */
   val HaltExitCode = 86
 

@@ -11,21 +11,21 @@ import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.JsonUtils
 
 /**
- * Commits protocol and metadata actions to a table's log without delta-spark's
- * transactions, for the changes delta-spark refuses to make itself (protocols naming
- * features outside its registry, protocol downgrades with checkpoint protection). The
- * commit is a put-if-absent of `<readVersion + 1>.json` through delta-spark's LogStore, so
- * a concurrent writer that took the version first wins and this commit fails with
- * `DELTA_LIFECYCLE_CONCURRENT_COMMIT`, changing nothing.
+ * Commits protocol and metadata actions to a table's log without delta-spark's transactions, for
+ * the changes delta-spark refuses to make itself (protocols naming features outside its registry,
+ * protocol downgrades with checkpoint protection). The commit is a put-if-absent of
+ * `<readVersion + 1>.json` through delta-spark's LogStore, so a concurrent writer that took the
+ * version first wins and this commit fails with `DELTA_LIFECYCLE_CONCURRENT_COMMIT`, changing
+ * nothing.
  */
 object LogCommitter {
   val EngineName = "delta-lifecycle"
 
   /**
    * Writes `actions` as version `readVersion + 1` and returns that version. `operation` and
-   * `parameters` go to `commitInfo`, encoded as delta-spark encodes them (so DESCRIBE
-   * HISTORY reads them). When in-commit timestamps are enabled at the new version, `commitInfo`
-   * comes first and carries a timestamp later than the previous commit's.
+   * `parameters` go to `commitInfo`, encoded as delta-spark encodes them (so DESCRIBE HISTORY reads
+   * them). When in-commit timestamps are enabled at the new version, `commitInfo` comes first and
+   * carries a timestamp later than the previous commit's.
    */
   def commit(
       log: TableLog,
@@ -33,30 +33,51 @@ object LogCommitter {
       readVersion: Long,
       actions: Seq[Action],
       operation: String,
-      parameters: Map[String, Any]): Long = {
+      parameters: Map[String, Any]
+  ): Long = {
     require(!actions.exists(_.isInstanceOf[CommitInfo]), "commitInfo is written by the committer")
-    require(actions.count(_.isInstanceOf[Protocol]) <= 1 && actions.count(_.isInstanceOf[Metadata]) <= 1,
-      "a commit holds at most one protocol and one metaData action")
+    require(
+      actions.count(_.isInstanceOf[Protocol]) <= 1 && actions.count(_.isInstanceOf[Metadata]) <= 1,
+      "a commit holds at most one protocol and one metaData action"
+    )
     val listing = log.listing()
     val version = readVersion + 1
-    if (listing.latestVersion != readVersion) throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
+    if (listing.latestVersion != readVersion)
+      throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
     val (_, metadataBefore) = log.protocolAndMetadataAt(readVersion, listing)
     val metadata = actions.collectFirst { case m: Metadata => m }.getOrElse(metadataBefore)
     val now = System.currentTimeMillis()
     val inCommitTimestamp =
       if (!DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.fromMetaData(metadata)) None
-      else Some(math.max(now, previousInCommitTimestamp(log, listing, readVersion).map(_ + 1).getOrElse(now)))
+      else Some(math.max(
+        now,
+        previousInCommitTimestamp(log, listing, readVersion).map(_ + 1).getOrElse(now)
+      ))
     val commitInfo = CommitInfo(
-      time = inCommitTimestamp.getOrElse(now), operation = operation, inCommitTimestamp = inCommitTimestamp,
+      time = inCommitTimestamp.getOrElse(now),
+      operation = operation,
+      inCommitTimestamp = inCommitTimestamp,
       operationParameters = parameters.map { case (k, v) => k -> jsonParameter(v) },
-      commandContext = Map("engine" -> EngineName), readVersion = Some(readVersion),
-      isolationLevel = Some("Serializable"), isBlindAppend = Some(false), operationMetrics = None,
-      userMetadata = None, tags = None, txnId = Some(java.util.UUID.randomUUID().toString),
-      lastManifestCommit = None)
+      commandContext = Map("engine" -> EngineName),
+      readVersion = Some(readVersion),
+      isolationLevel = Some("Serializable"),
+      isBlindAppend = Some(false),
+      operationMetrics = None,
+      userMetadata = None,
+      tags = None,
+      txnId = Some(java.util.UUID.randomUUID().toString),
+      lastManifestCommit = None
+    )
     val target = new Path(log.logPath, LogFiles.commitFileName(version))
-    try store.write(target, (commitInfo +: actions).iterator.map(_.json), overwrite = false, log.hadoopConf)
+    try store.write(
+        target,
+        (commitInfo +: actions).iterator.map(_.json),
+        overwrite = false,
+        log.hadoopConf
+      )
     catch {
-      case NonFatal(e) if alreadyExists(e) => throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
+      case NonFatal(e) if alreadyExists(e) =>
+        throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
     }
     version
   }
@@ -66,12 +87,12 @@ object LogCommitter {
 
   /**
    * [[commit]], moved past concurrent commits the way delta-spark's conflict checker lets a
-   * metadata-only transaction through: when another writer takes the version, the commits
-   * that landed since `readVersion` are read, and if `movesPast` accepts every one of them
-   * the actions are rebuilt for the next free version (`actionsAt(version)`) and committed
-   * there. A commit it does not accept, or `MaxRebases` lost races, ends in
-   * `DELTA_LIFECYCLE_CONCURRENT_COMMIT`, with nothing written. Without this a table taking a
-   * few appends a second never lets a multi-commit operation finish.
+   * metadata-only transaction through: when another writer takes the version, the commits that
+   * landed since `readVersion` are read, and if `movesPast` accepts every one of them the actions
+   * are rebuilt for the next free version (`actionsAt(version)`) and committed there. A commit it
+   * does not accept, or `MaxRebases` lost races, ends in `DELTA_LIFECYCLE_CONCURRENT_COMMIT`, with
+   * nothing written. Without this a table taking a few appends a second never lets a multi-commit
+   * operation finish.
    */
   def commitRebasing(
       log: TableLog,
@@ -79,16 +100,20 @@ object LogCommitter {
       readVersion: Long,
       operation: String,
       parameters: Map[String, Any],
-      movesPast: Seq[Action] => Boolean = isBlindAppend)(actionsAt: Long => Seq[Action]): Long = {
+      movesPast: Seq[Action] => Boolean = isBlindAppend
+  )(actionsAt: Long => Seq[Action]): Long = {
     var base = readVersion
     var rebases = 0
     while (true) {
       try return commit(log, store, base, actionsAt(base + 1), operation, parameters)
       catch {
-        case e: DeltaLifecycleException if e.condition == ConcurrentCommitCondition && rebases < MaxRebases =>
+        case e: DeltaLifecycleException
+            if e.condition == ConcurrentCommitCondition && rebases < MaxRebases =>
           val listing = log.listing()
           val landed = (base + 1 to listing.latestVersion).map { v =>
-            listing.commit(v).map(c => ActionReader.readJsonSelected(log.readFs, c.status, RebaseRelevantKeys))
+            listing.commit(v).map(c =>
+              ActionReader.readJsonSelected(log.readFs, c.status, RebaseRelevantKeys)
+            )
               .getOrElse(throw e)
           }
           if (!landed.forall(movesPast)) throw e
@@ -103,9 +128,9 @@ object LogCommitter {
   private val RebaseRelevantKeys = Set("protocol", "metaData", "add", "remove", "domainMetadata")
 
   /**
-   * A commit that only adds files without deletion vectors: it changes no protocol, metadata
-   * or domain, removes nothing and marks no row deleted, so a protocol or property change
-   * decided before it holds after it too.
+   * A commit that only adds files without deletion vectors: it changes no protocol, metadata or
+   * domain, removes nothing and marks no row deleted, so a protocol or property change decided
+   * before it holds after it too.
    */
   def isBlindAppend(actions: Seq[Action]): Boolean = actions.forall {
     case add: AddFile => add.deletionVector == null
@@ -121,7 +146,11 @@ object LogCommitter {
     case other => JsonUtils.toJson(other)
   }
 
-  private def previousInCommitTimestamp(log: TableLog, listing: LogListing, version: Long): Option[Long] =
+  private def previousInCommitTimestamp(
+      log: TableLog,
+      listing: LogListing,
+      version: Long
+  ): Option[Long] =
     listing.commit(version).flatMap { c =>
       ActionReader.readJsonSelected(log.readFs, c.status, Set("commitInfo"))
         .collectFirst { case ci: CommitInfo => ci.inCommitTimestamp }.flatten

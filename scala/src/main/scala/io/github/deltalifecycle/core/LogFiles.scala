@@ -18,19 +18,26 @@ sealed trait LogFile {
 
 final case class CommitFile(version: Long, status: FileStatus) extends LogFile
 final case class ChecksumFile(version: Long, status: FileStatus) extends LogFile
+
 /** `<start>.<end>.compacted.json`: the reconciled actions of commits start..end. */
 final case class CompactionFile(start: Long, end: Long, status: FileStatus) extends LogFile {
   def covers(version: Long): Boolean = start <= version && version <= end
 }
+
 /** One file of a checkpoint; `part` is (index, count) for multi-part checkpoints. */
 final case class CheckpointPartFile(
     version: Long,
     kind: CheckpointKind,
     part: Option[(Int, Int)],
-    status: FileStatus) extends LogFile
+    status: FileStatus
+) extends LogFile
 
 /** A checkpoint as a unit: one file, or all parts of a multi-part checkpoint. */
-final case class LogCheckpoint(version: Long, kind: CheckpointKind, files: Seq[CheckpointPartFile]) {
+final case class LogCheckpoint(
+    version: Long,
+    kind: CheckpointKind,
+    files: Seq[CheckpointPartFile]
+) {
   def description: String = files.map(_.name).mkString(", ")
   def sizeInBytes: Long = files.map(_.status.getLen).sum
 }
@@ -52,10 +59,12 @@ object LogFiles {
     case Commit(v) => Some(CommitFile(v.toLong, status))
     case Checksum(v) => Some(ChecksumFile(v.toLong, status))
     case Compaction(x, y) if x.toLong < y.toLong => Some(CompactionFile(x.toLong, y.toLong, status))
-    case ClassicCheckpoint(v) => Some(CheckpointPartFile(v.toLong, CheckpointKind.Classic, None, status))
+    case ClassicCheckpoint(v) =>
+      Some(CheckpointPartFile(v.toLong, CheckpointKind.Classic, None, status))
     case MultiPartCheckpoint(v, i, n) =>
       Some(CheckpointPartFile(v.toLong, CheckpointKind.MultiPart, Some((i.toInt, n.toInt)), status))
-    case V2Checkpoint(v, _, _) => Some(CheckpointPartFile(v.toLong, CheckpointKind.V2, None, status))
+    case V2Checkpoint(v, _, _) =>
+      Some(CheckpointPartFile(v.toLong, CheckpointKind.V2, None, status))
     case _ => None
   }
 
@@ -64,8 +73,9 @@ object LogFiles {
     val singles = parts.filter(_.part.isEmpty).map(p => LogCheckpoint(p.version, p.kind, Seq(p)))
     val multi = parts.filter(_.part.isDefined)
       .groupBy(p => (p.version, p.part.get._2))
-      .collect { case ((v, n), ps) if ps.map(_.part.get._1).toSet == (1 to n).toSet =>
-        LogCheckpoint(v, CheckpointKind.MultiPart, ps.sortBy(_.part.get._1))
+      .collect {
+        case ((v, n), ps) if ps.map(_.part.get._1).toSet == (1 to n).toSet =>
+          LogCheckpoint(v, CheckpointKind.MultiPart, ps.sortBy(_.part.get._1))
       }
     (singles ++ multi).sortBy(_.version)
   }

@@ -5,9 +5,9 @@ import java.io.FileNotFoundException
 import org.apache.hadoop.fs.{FileSystem, Path}
 
 /**
- * One listing of a table's `_delta_log`, classified. Everything that decides which files
- * make up a version (checkpoint choice, compaction choice, contiguity) works on this value,
- * so it can be tested without touching storage again.
+ * One listing of a table's `_delta_log`, classified. Everything that decides which files make up a
+ * version (checkpoint choice, compaction choice, contiguity) works on this value, so it can be
+ * tested without touching storage again.
  */
 final case class LogListing(
     tablePath: Path,
@@ -15,7 +15,8 @@ final case class LogListing(
     commits: Vector[CommitFile],
     checkpoints: Vector[LogCheckpoint],
     compactions: Vector[CompactionFile],
-    checksums: Map[Long, ChecksumFile]) {
+    checksums: Map[Long, ChecksumFile]
+) {
 
   private lazy val commitsByVersion: Map[Long, CommitFile] = commits.map(c => c.version -> c).toMap
 
@@ -25,12 +26,14 @@ final case class LogListing(
     (commits.lastOption.map(_.version) ++ checkpoints.lastOption.map(_.version)).max
 
   /** Commits missing between `from` (exclusive) and `to` (inclusive). */
-  def missingCommits(from: Long, to: Long): Seq[Long] =
-    (from + 1 to to).filterNot(commitsByVersion.contains)
+  def missingCommits(
+      from: Long,
+      to: Long
+  ): Seq[Long] = (from + 1 to to).filterNot(commitsByVersion.contains)
 
   /**
-   * The oldest version whose full state can be rebuilt: version 0 if every commit from 0 is
-   * here, otherwise the oldest complete checkpoint followed by an unbroken run of commits.
+   * The oldest version whose full state can be rebuilt: version 0 if every commit from 0 is here,
+   * otherwise the oldest complete checkpoint followed by an unbroken run of commits.
    */
   lazy val earliestReconstructableVersion: Long = {
     val latest = latestVersion
@@ -38,16 +41,20 @@ final case class LogListing(
     bases.distinct.sorted
       .find(base => missingCommits(base, latest).isEmpty)
       .map(base => math.max(base, 0L))
-      .getOrElse(throw LifecycleErrors.nonContiguousVersions(logPath.toString,
-        missingCommits(checkpoints.lastOption.map(_.version).getOrElse(-1L), latest)))
+      .getOrElse(throw LifecycleErrors.nonContiguousVersions(
+        logPath.toString,
+        missingCommits(checkpoints.lastOption.map(_.version).getOrElse(-1L), latest)
+      ))
   }
 
   def checkpointsAt(version: Long): Seq[LogCheckpoint] = checkpoints.filter(_.version == version)
 
-  def compactionsCovering(version: Long): Seq[CompactionFile] = compactions.filter(_.covers(version))
+  def compactionsCovering(version: Long): Seq[CompactionFile] =
+    compactions.filter(_.covers(version))
 }
 
 object LogListing {
+
   /** Lists the log of the table at `tablePath`, failing clearly if there is no Delta log. */
   def list(fs: FileSystem, tablePath: Path): LogListing = {
     val logPath = LogFiles.logPath(tablePath)
@@ -55,14 +62,19 @@ object LogListing {
       try fs.listStatus(logPath)
       catch {
         case _: FileNotFoundException =>
-          throw LifecycleErrors.notADeltaTable(tablePath.toString, s"there is no ${LogFiles.LogDirName} directory")
+          throw LifecycleErrors.notADeltaTable(
+            tablePath.toString,
+            s"there is no ${LogFiles.LogDirName} directory"
+          )
       }
     val files = statuses.iterator.filter(_.isFile).flatMap(LogFiles.classify).toVector
     val commits = files.collect { case c: CommitFile => c }.sortBy(_.version)
     val checkpointParts = files.collect { case c: CheckpointPartFile => c }
     if (commits.isEmpty && checkpointParts.isEmpty) {
-      throw LifecycleErrors.notADeltaTable(tablePath.toString,
-        s"${LogFiles.LogDirName} holds no commit or checkpoint files")
+      throw LifecycleErrors.notADeltaTable(
+        tablePath.toString,
+        s"${LogFiles.LogDirName} holds no commit or checkpoint files"
+      )
     }
     LogListing(
       tablePath = tablePath,
@@ -70,25 +82,29 @@ object LogListing {
       commits = commits,
       checkpoints = LogFiles.completeCheckpoints(checkpointParts).toVector,
       compactions = files.collect { case c: CompactionFile => c }.sortBy(c => (c.start, c.end)),
-      checksums = files.collect { case c: ChecksumFile => c.version -> c }.toMap)
+      checksums = files.collect { case c: ChecksumFile => c.version -> c }.toMap
+    )
   }
 }
 
 /**
- * The files that rebuild one version: a checkpoint (or none, meaning replay from version 0),
- * then the commits after it. `compactions` are the non-overlapping compaction files chosen
- * to stand in for runs of those commits; the commits stay listed so a bad compaction can
- * fall back to them.
+ * The files that rebuild one version: a checkpoint (or none, meaning replay from version 0), then
+ * the commits after it. `compactions` are the non-overlapping compaction files chosen to stand in
+ * for runs of those commits; the commits stay listed so a bad compaction can fall back to them.
  */
 final case class LogSegment(
     version: Long,
     checkpoint: Option[LogCheckpoint],
     commits: Vector[CommitFile],
-    compactions: Vector[CompactionFile]) {
+    compactions: Vector[CompactionFile]
+) {
 
   def checkpointVersion: Long = checkpoint.map(_.version).getOrElse(-1L)
 
-  /** The last version a reader gets from the checkpoint or chosen compactions rather than single commits. */
+  /**
+   * The last version a reader gets from the checkpoint or chosen compactions rather than single
+   * commits.
+   */
   def maintainedThrough: Long = (checkpointVersion +: compactions.map(_.end)).max
 
   /** The replay plan after the checkpoint: each step is a compaction or a single commit. */
@@ -111,13 +127,18 @@ final case class LogSegment(
 }
 
 object LogSegment {
+
   /**
-   * Plans the segment for `version`: the newest complete checkpoint at or before it (other
-   * than those in `exclude`, which failed to read), the commits after it, and compactions
-   * chosen greedily (at each position the one reaching furthest without passing `version`),
-   * so chosen compactions never overlap each other or the checkpoint.
+   * Plans the segment for `version`: the newest complete checkpoint at or before it (other than
+   * those in `exclude`, which failed to read), the commits after it, and compactions chosen
+   * greedily (at each position the one reaching furthest without passing `version`), so chosen
+   * compactions never overlap each other or the checkpoint.
    */
-  def plan(listing: LogListing, version: Long, exclude: Set[LogCheckpoint] = Set.empty): LogSegment = {
+  def plan(
+      listing: LogListing,
+      version: Long,
+      exclude: Set[LogCheckpoint] = Set.empty
+  ): LogSegment = {
     val latest = listing.latestVersion
     if (version < 0 || version > latest) {
       throw LifecycleErrors.versionNotFound(version, listing.earliestReconstructableVersion, latest)
@@ -137,7 +158,11 @@ object LogSegment {
     LogSegment(version, checkpoint, commits, chooseCompactions(listing.compactions, base, version))
   }
 
-  private def chooseCompactions(all: Vector[CompactionFile], base: Long, version: Long): Vector[CompactionFile] = {
+  private def chooseCompactions(
+      all: Vector[CompactionFile],
+      base: Long,
+      version: Long
+  ): Vector[CompactionFile] = {
     val usable = all.filter(c => c.start > base && c.end <= version)
     val out = Vector.newBuilder[CompactionFile]
     var cursor = base + 1

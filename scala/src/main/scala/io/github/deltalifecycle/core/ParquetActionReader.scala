@@ -10,7 +10,13 @@ import org.apache.parquet.example.data.simple.convert.GroupRecordConverter
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopStreams
 import org.apache.parquet.io.{ColumnIOFactory, InputFile, SeekableInputStream}
-import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageType, PrimitiveType, Type}
+import org.apache.parquet.schema.{
+  GroupType,
+  LogicalTypeAnnotation,
+  MessageType,
+  PrimitiveType,
+  Type
+}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.sql.delta.actions.Action
 
@@ -23,7 +29,16 @@ object ParquetActionReader {
 
   /** Columns a checkpoint may hold; `*_parsed` stats columns are never read. */
   val AllActionColumns: Set[String] =
-    Set("add", "remove", "metaData", "protocol", "txn", "domainMetadata", "checkpointMetadata", "sidecar")
+    Set(
+      "add",
+      "remove",
+      "metaData",
+      "protocol",
+      "txn",
+      "domainMetadata",
+      "checkpointMetadata",
+      "sidecar"
+    )
 
   private val skippedNestedFields = Set("stats_parsed", "partitionValues_parsed")
   private val json = JsonNodeFactory.instance
@@ -96,7 +111,8 @@ object ParquetActionReader {
     val node = json.objectNode()
     var i = 0
     while (i < t.getFieldCount) {
-      if (g.getFieldRepetitionCount(i) > 0) node.set[JsonNode](t.getFieldName(i), value(g, i, 0, t.getType(i)))
+      if (g.getFieldRepetitionCount(i) > 0)
+        node.set[JsonNode](t.getFieldName(i), value(g, i, 0, t.getType(i)))
       i += 1
     }
     node
@@ -110,7 +126,7 @@ object ParquetActionReader {
       gt.getLogicalTypeAnnotation match {
         case _: LogicalTypeAnnotation.ListLogicalTypeAnnotation => list(g, gt)
         case _: LogicalTypeAnnotation.MapLogicalTypeAnnotation |
-             _: LogicalTypeAnnotation.MapKeyValueTypeAnnotation => map(g, gt)
+            _: LogicalTypeAnnotation.MapKeyValueTypeAnnotation => map(g, gt)
         case _ => rowToJson(g, gt)
       }
     }
@@ -147,8 +163,9 @@ object ParquetActionReader {
     while (j < n) {
       val entry = g.getGroup(0, j)
       val key = value(entry, 0, 0, kv.getType(0)).asText()
-      val v = if (kv.getFieldCount > 1 && entry.getFieldRepetitionCount(1) > 0) value(entry, 1, 0, kv.getType(1))
-        else json.nullNode()
+      val v = if (kv.getFieldCount > 1 && entry.getFieldRepetitionCount(1) > 0)
+        value(entry, 1, 0, kv.getType(1))
+      else json.nullNode()
       out.set[JsonNode](key, v)
       j += 1
     }

@@ -5,8 +5,8 @@ import org.apache.spark.sql.SparkSession
 
 /**
  * Progress of a long, multi-step operation: each step goes to the log and becomes the job
- * description, so the Spark UI names the step that the running jobs (rewrites, checkpoints)
- * belong to.
+ * description, so the Spark UI names the step that the running jobs (rewrites, checkpoints) belong
+ * to.
  */
 final class Progress(spark: SparkSession, operation: String, totalSteps: Int) extends Logging {
   private var step = 0

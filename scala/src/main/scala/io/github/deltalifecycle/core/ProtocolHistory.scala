@@ -12,7 +12,8 @@ final case class ProtocolVersionInfo(
     protocol: Protocol,
     checkpointKinds: Seq[CheckpointKind],
     compactions: Seq[String],
-    requireCheckpointProtectionBeforeVersion: Option[Long])
+    requireCheckpointProtectionBeforeVersion: Option[Long]
+)
 
 object ProtocolHistory {
   val ProtectionProperty = "delta.requireCheckpointProtectionBeforeVersion"
@@ -22,8 +23,8 @@ object ProtocolHistory {
   /**
    * One entry per retained version, oldest first, in a single streaming pass: the oldest
    * reconstructable version's protocol and metadata come from its checkpoint (only those two
-   * columns are read), later versions apply the protocol, metaData and commitInfo lines of
-   * each commit. Memory holds one prefetch window of commits, not the history.
+   * columns are read), later versions apply the protocol, metaData and commitInfo lines of each
+   * commit. Memory holds one prefetch window of commits, not the history.
    */
   def scan(log: TableLog): Iterator[ProtocolVersionInfo] = {
     val listing = log.listing()
@@ -34,7 +35,9 @@ object ProtocolHistory {
 
     val versions = (start to latest).iterator
     val commitsRead = OrderedPrefetch.map(versions) { v =>
-      v -> listing.commit(v).map(c => ActionReader.readJsonSelected(log.readFs, c.status, historyActions))
+      v -> listing.commit(v).map(c =>
+        ActionReader.readJsonSelected(log.readFs, c.status, historyActions)
+      )
     }
     commitsRead.map { case (v, actions) =>
       val commitActions = actions.getOrElse(Vector.empty[Action])
@@ -47,7 +50,10 @@ object ProtocolHistory {
         }
       }
       if (protocol == null) {
-        throw LifecycleErrors.invalidProtocol(v, "no protocol action is found in the log up to this version")
+        throw LifecycleErrors.invalidProtocol(
+          v,
+          "no protocol action is found in the log up to this version"
+        )
       }
       ProtocolChecks.validate(protocol, v)
       val commitInfo = commitActions.collectFirst { case c: CommitInfo => c }
@@ -61,15 +67,19 @@ object ProtocolHistory {
         checkpointKinds = listing.checkpointsAt(v).map(_.kind).distinct,
         compactions = listing.compactionsCovering(v).map(_.name),
         requireCheckpointProtectionBeforeVersion =
-          Option(metadata).flatMap(_.configuration.get(ProtectionProperty)).flatMap(_.toLongOption))
+          Option(metadata).flatMap(_.configuration.get(ProtectionProperty)).flatMap(_.toLongOption)
+      )
     }
   }
 
   /**
-   * Where the history starts: version 0 when every commit from 0 is retained, otherwise the
-   * oldest checkpoint that is followed by an unbroken run of commits and reads cleanly.
+   * Where the history starts: version 0 when every commit from 0 is retained, otherwise the oldest
+   * checkpoint that is followed by an unbroken run of commits and reads cleanly.
    */
-  private def startingState(log: TableLog, listing: LogListing): (Long, Option[(Protocol, Metadata)]) = {
+  private def startingState(
+      log: TableLog,
+      listing: LogListing
+  ): (Long, Option[(Protocol, Metadata)]) = {
     val earliest = listing.earliestReconstructableVersion
     if (earliest == 0 && listing.commit(0).isDefined) return (0L, None)
     val candidates = listing.checkpoints.filter(c => c.version >= earliest)
@@ -86,6 +96,8 @@ object ProtocolHistory {
       }
     }
     throw LifecycleErrors.unreadableCheckpoint(
-      candidates.headOption.map(_.description).getOrElse(listing.logPath.toString), lastError)
+      candidates.headOption.map(_.description).getOrElse(listing.logPath.toString),
+      lastError
+    )
   }
 }

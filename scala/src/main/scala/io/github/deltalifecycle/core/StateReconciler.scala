@@ -5,7 +5,16 @@ import java.net.URI
 import scala.collection.mutable
 
 import org.apache.hadoop.fs.{FileSystem, Path}
-import org.apache.spark.sql.delta.actions.{Action, AddFile, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, SetTransaction}
+import org.apache.spark.sql.delta.actions.{
+  Action,
+  AddFile,
+  DeletionVectorDescriptor,
+  DomainMetadata,
+  Metadata,
+  Protocol,
+  RemoveFile,
+  SetTransaction
+}
 
 /** The identity of a logical file: its canonical path and the id of its deletion vector. */
 final case class FileKey(canonicalPath: String, deletionVectorId: Option[String])
@@ -18,8 +27,8 @@ final class FileKeys(fs: FileSystem, tablePath: Path) {
     FileKey(canonicalPath(path), Option(dv).map(_.uniqueId))
 
   /**
-   * Paths in the log are URIs, relative to the table root or absolute; two spellings of one
-   * file (relative, absolute, with or without scheme) must meet under one key.
+   * Paths in the log are URIs, relative to the table root or absolute; two spellings of one file
+   * (relative, absolute, with or without scheme) must meet under one key.
    */
   def canonicalPath(path: String): String = {
     val p = new Path(new URI(path))
@@ -31,10 +40,10 @@ final class FileKeys(fs: FileSystem, tablePath: Path) {
 }
 
 /**
- * Action reconciliation as PROTOCOL.md defines it, applied oldest to newest: the newest
- * protocol and metadata win, an add replaces the same logical file and clears its
- * tombstone, a remove drops it and leaves a tombstone, txn keeps the newest version per
- * application, and domain metadata keeps the newest per domain unless it was removed.
+ * Action reconciliation as PROTOCOL.md defines it, applied oldest to newest: the newest protocol
+ * and metadata win, an add replaces the same logical file and clears its tombstone, a remove drops
+ * it and leaves a tombstone, txn keeps the newest version per application, and domain metadata
+ * keeps the newest per domain unless it was removed.
  */
 final class StateReconciler(fs: FileSystem, tablePath: Path) {
   private val keys = new FileKeys(fs, tablePath)

@@ -10,17 +10,18 @@ import org.apache.spark.sql.delta.actions.{Action, Metadata, Protocol, SidecarFi
 import org.apache.spark.sql.delta.util.JsonUtils
 
 /**
- * The Delta log of one table, read by this project's own core: listing, snapshot
- * reconstruction at any retained version (compaction-aware), and the checkpoint readers.
- * It never asks delta-spark to build a snapshot, so it also reads tables whose protocol
- * delta-spark refuses (for example ones that name features it does not know).
+ * The Delta log of one table, read by this project's own core: listing, snapshot reconstruction at
+ * any retained version (compaction-aware), and the checkpoint readers. It never asks delta-spark to
+ * build a snapshot, so it also reads tables whose protocol delta-spark refuses (for example ones
+ * that name features it does not know).
  */
 final class TableLog private (val tablePath: Path, val hadoopConf: Configuration) extends Logging {
   val fs: FileSystem = tablePath.getFileSystem(hadoopConf)
+
   /**
-   * Reads bypass Hadoop's client-side `.crc` sidecar checks (local file systems): log files
-   * copied or edited by other tools often carry stale sidecars, and delta-spark does not
-   * trust them either. Delta's own checksums (`<v>.crc`) are a different thing.
+   * Reads bypass Hadoop's client-side `.crc` sidecar checks (local file systems): log files copied
+   * or edited by other tools often carry stale sidecars, and delta-spark does not trust them
+   * either. Delta's own checksums (`<v>.crc`) are a different thing.
    */
   val readFs: FileSystem = fs match {
     case c: ChecksumFileSystem => c.getRawFileSystem
@@ -40,7 +41,11 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   def snapshotAt(version: Long, listing: LogListing): LogSnapshot =
     build(listing, version, excluded = Set.empty)
 
-  private def build(listing: LogListing, version: Long, excluded: Set[LogCheckpoint]): LogSnapshot = {
+  private def build(
+      listing: LogListing,
+      version: Long,
+      excluded: Set[LogCheckpoint]
+  ): LogSnapshot = {
     val segment = LogSegment.plan(listing, version, excluded)
     val replay = new StateReconciler(fs, tablePath)
     for (checkpoint <- segment.checkpoint) {
@@ -63,23 +68,41 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     stepActions.foreach(replay.applyAll)
 
     val protocol = replay.currentProtocol.getOrElse(
-      throw LifecycleErrors.invalidProtocol(version, "no protocol action is found in the log up to this version"))
+      throw LifecycleErrors.invalidProtocol(
+        version,
+        "no protocol action is found in the log up to this version"
+      )
+    )
     ProtocolChecks.validate(protocol, version)
     val metadata = replay.currentMetadata.getOrElse(
-      throw LifecycleErrors.corruptLog(logPath.toString, s"no metaData action is found in the log up to version $version"))
-    LogSnapshot(tablePath, version, protocol, metadata, replay.activeFiles, replay.tombstoneFiles,
-      replay.setTransactions, replay.domainMetadata, segment)
+      throw LifecycleErrors.corruptLog(
+        logPath.toString,
+        s"no metaData action is found in the log up to version $version"
+      )
+    )
+    LogSnapshot(
+      tablePath,
+      version,
+      protocol,
+      metadata,
+      replay.activeFiles,
+      replay.tombstoneFiles,
+      replay.setTransactions,
+      replay.domainMetadata,
+      segment
+    )
   }
 
   /**
-   * The protocol and metadata in force at `version`, without reconstructing the file state:
-   * from the version checksum when it has them, otherwise from only those two columns of the
-   * checkpoint and those two action types of the commits after it. Falls back to a full
-   * snapshot when the checkpoint cannot be read.
+   * The protocol and metadata in force at `version`, without reconstructing the file state: from
+   * the version checksum when it has them, otherwise from only those two columns of the checkpoint
+   * and those two action types of the commits after it. Falls back to a full snapshot when the
+   * checkpoint cannot be read.
    */
   def protocolAndMetadataAt(version: Long, listing: LogListing): (Protocol, Metadata) = {
-    checksumAt(version, listing).filter(c => c.protocol != null && c.metadata != null).foreach { c =>
-      return (c.protocol, c.metadata)
+    checksumAt(version, listing).filter(c => c.protocol != null && c.metadata != null).foreach {
+      c =>
+        return (c.protocol, c.metadata)
     }
     val segment = LogSegment.plan(listing, version)
     val wanted = Set("protocol", "metaData")
@@ -87,7 +110,9 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       var protocol: Protocol = null
       var metadata: Metadata = null
       val fromCheckpoint = segment.checkpoint.iterator.flatMap(readCheckpoint(_, wanted))
-      val fromCommits = segment.commits.iterator.flatMap(c => ActionReader.readJsonSelected(readFs, c.status, wanted))
+      val fromCommits = segment.commits.iterator.flatMap(c =>
+        ActionReader.readJsonSelected(readFs, c.status, wanted)
+      )
       (fromCheckpoint ++ fromCommits).foreach {
         case p: Protocol => protocol = p
         case m: Metadata => metadata = m
@@ -107,13 +132,21 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
    * A compaction file stands in for its commits only if it reads cleanly and is not empty;
    * otherwise (zero bytes, a truncated or corrupt line) the commits are replayed instead.
    */
-  private def readCompactionOrCommits(compaction: CompactionFile, segment: LogSegment): Vector[Action] = {
+  private def readCompactionOrCommits(
+      compaction: CompactionFile,
+      segment: LogSegment
+  ): Vector[Action] = {
     val fromCompaction =
       if (compaction.status.getLen == 0) None
-      else scala.util.Try(ActionReader.readJson(readFs, compaction.status)).toOption.filter(_.nonEmpty)
+      else
+        scala.util.Try(ActionReader.readJson(readFs, compaction.status)).toOption.filter(_.nonEmpty)
     fromCompaction.getOrElse {
-      logWarning(s"Compaction ${compaction.name} is empty or unreadable; replaying its commits instead")
-      segment.commits.filter(c => compaction.covers(c.version)).flatMap(c => ActionReader.readJson(readFs, c.status))
+      logWarning(
+        s"Compaction ${compaction.name} is empty or unreadable; replaying its commits instead"
+      )
+      segment.commits.filter(c => compaction.covers(c.version)).flatMap(c =>
+        ActionReader.readJson(readFs, c.status)
+      )
     }
   }
 
@@ -125,18 +158,21 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     listing.checksums.get(version).flatMap { file =>
       scala.util.Try {
         val in = readFs.open(file.status.getPath)
-        try JsonUtils.mapper.readValue(in: java.io.InputStream, classOf[VersionChecksum]) finally in.close()
+        try JsonUtils.mapper.readValue(in: java.io.InputStream, classOf[VersionChecksum])
+        finally in.close()
       }.toOption
     }
 
   /**
-   * All actions of a checkpoint limited to `columns`: every part of a multi-part checkpoint,
-   * the manifest of a V2 checkpoint (JSON or Parquet) and the sidecars it names.
+   * All actions of a checkpoint limited to `columns`: every part of a multi-part checkpoint, the
+   * manifest of a V2 checkpoint (JSON or Parquet) and the sidecars it names.
    */
   def readCheckpoint(checkpoint: LogCheckpoint, columns: Set[String]): Iterator[Action] = {
     val topLevel = checkpoint.files.iterator.flatMap { part =>
       if (part.name.endsWith(".json")) {
-        ActionReader.readJson(readFs, part.status).iterator.filter(a => columns.contains(actionColumn(a)))
+        ActionReader.readJson(readFs, part.status).iterator.filter(a =>
+          columns.contains(actionColumn(a))
+        )
       } else {
         ParquetActionReader.read(readFs, part.status, columns + "sidecar")
       }
@@ -174,7 +210,8 @@ object TableLog {
     new TableLog(fs.makeQualified(path), hadoopConf)
   }
 
-  def forPath(hadoopConf: Configuration, path: String): TableLog = forPath(hadoopConf, new Path(path))
+  def forPath(hadoopConf: Configuration, path: String): TableLog =
+    forPath(hadoopConf, new Path(path))
 }
 
 /** Validity rules of the protocol action itself (not of the features it names). */
@@ -184,12 +221,16 @@ object ProtocolChecks {
 
   def validate(p: Protocol, version: Long): Unit = {
     if (p.minReaderVersion < 1 || p.minReaderVersion > MaxReaderVersion) {
-      throw LifecycleErrors.invalidProtocol(version,
-        s"minReaderVersion ${p.minReaderVersion} is outside 1..$MaxReaderVersion")
+      throw LifecycleErrors.invalidProtocol(
+        version,
+        s"minReaderVersion ${p.minReaderVersion} is outside 1..$MaxReaderVersion"
+      )
     }
     if (p.minWriterVersion < 1 || p.minWriterVersion > MaxWriterVersion) {
-      throw LifecycleErrors.invalidProtocol(version,
-        s"minWriterVersion ${p.minWriterVersion} is outside 1..$MaxWriterVersion")
+      throw LifecycleErrors.invalidProtocol(
+        version,
+        s"minWriterVersion ${p.minWriterVersion} is outside 1..$MaxWriterVersion"
+      )
     }
   }
 }

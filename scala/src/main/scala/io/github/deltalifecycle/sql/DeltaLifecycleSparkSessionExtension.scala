@@ -1,7 +1,12 @@
 package io.github.deltalifecycle.sql
 
 import io.github.deltalifecycle.features.compaction.CommitObservingLogStore
-import io.github.deltalifecycle.sql.analysis.{CheckRedirectRouting, InterceptRedirectPropertyChanges, ResolveLifecycleStatements, RouteRedirectedPaths}
+import io.github.deltalifecycle.sql.analysis.{
+  CheckRedirectRouting,
+  InterceptRedirectPropertyChanges,
+  ResolveLifecycleStatements,
+  RouteRedirectedPaths
+}
 import io.github.deltalifecycle.sql.parser.DeltaLifecycleSqlParser
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
@@ -10,8 +15,8 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
 /**
  * The entry point: `spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension,`
  * `io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension`. Listed after Delta's
- * extension, its parser wraps Delta's, so it sees this project's statements first and
- * passes every other statement on unchanged.
+ * extension, its parser wraps Delta's, so it sees this project's statements first and passes every
+ * other statement on unchanged.
  */
 class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Unit) with Logging {
   override def apply(extensions: SparkSessionExtensions): Unit = {
@@ -30,8 +35,8 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
   }
 
   /**
-   * Makes delta-spark write commits through [[CommitObservingLogStore]] so the post-commit
-   * log maintenance policy runs, unless the user chose a LogStore class of their own.
+   * Makes delta-spark write commits through [[CommitObservingLogStore]] so the post-commit log
+   * maintenance policy runs, unless the user chose a LogStore class of their own.
    */
   private def installCommitObserver(spark: SparkSession): Unit = {
     val key = CommitObservingLogStore.LogStoreClassKey
@@ -41,8 +46,10 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
       .orElse(SparkInternals.setSparkConfIfMissing(spark, key, ours))
       .filter(_ != ours)
     theirs.foreach { theirs =>
-      logWarning(s"$key is set to $theirs, so delta-lifecycle's post-commit log compaction policy is off; " +
-        "COMPACT LOG still works.")
+      logWarning(
+        s"$key is set to $theirs, so delta-lifecycle's post-commit log compaction policy is off; " +
+          "COMPACT LOG still works."
+      )
     }
   }
 }

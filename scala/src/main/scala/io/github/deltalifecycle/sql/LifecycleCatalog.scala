@@ -21,23 +21,44 @@ import org.apache.spark.sql.delta.sources.DeltaDataSource
  */
 class LifecycleCatalog extends DeltaCatalog with Logging {
 
-  override def loadTable(ident: Identifier): Table = routed(super.loadTable(ident), Access.Read, ident)
+  override def loadTable(ident: Identifier): Table =
+    routed(super.loadTable(ident), Access.Read, ident)
 
-  // delta-spark's catalog does not distinguish writes; Spark passes the privileges of a write target here.
-  override def loadTable(ident: Identifier, writePrivileges: java.util.Set[TableWritePrivilege]): Table =
-    routed(super.loadTable(ident), Access.Write(writePrivileges.asScala.map(_.toString).toSet), ident)
+  /* delta-spark's catalog does not distinguish writes; Spark passes the privileges of a write
+   * target here. */
+  override def loadTable(
+      ident: Identifier,
+      writePrivileges: java.util.Set[TableWritePrivilege]
+  ): Table =
+    routed(
+      super.loadTable(ident),
+      Access.Write(writePrivileges.asScala.map(_.toString).toSet),
+      ident
+    )
 
   override def loadTable(ident: Identifier, version: String): Table =
-    timeTravel(ident, Map(DeltaDataSource.TIME_TRAVEL_VERSION_KEY -> version))(super.loadTable(ident, version))
+    timeTravel(
+      ident,
+      Map(DeltaDataSource.TIME_TRAVEL_VERSION_KEY -> version)
+    )(super.loadTable(ident, version))
 
   override def loadTable(ident: Identifier, timestamp: Long): Table =
-    timeTravel(ident, Map(DeltaDataSource.TIME_TRAVEL_TIMESTAMP_KEY -> new java.sql.Timestamp(timestamp / 1000).toString))(
-      super.loadTable(ident, timestamp))
+    timeTravel(
+      ident,
+      Map(DeltaDataSource.TIME_TRAVEL_TIMESTAMP_KEY ->
+        new java.sql.Timestamp(timestamp / 1000).toString)
+    )(
+      super.loadTable(ident, timestamp)
+    )
 
   /** Time travel on a routed table applies to the table routed to, with its own version numbers. */
-  private def timeTravel(ident: Identifier, options: Map[String, String])(unrouted: => Table): Table =
+  private def timeTravel(
+      ident: Identifier,
+      options: Map[String, String]
+  )(unrouted: => Table): Table =
     loadTable(ident) match {
-      case d: DeltaTableV2 => d.withOptions(options + (DeltaDataSource.TIME_TRAVEL_SOURCE_KEY -> "SQL"))
+      case d: DeltaTableV2 =>
+        d.withOptions(options + (DeltaDataSource.TIME_TRAVEL_SOURCE_KEY -> "SQL"))
       case _ => unrouted
     }
 
@@ -51,9 +72,12 @@ class LifecycleCatalog extends DeltaCatalog with Logging {
         try RedirectRouting.route(RedirectSession.context(spark), path, access, name)
         catch {
           case e: DeltaLifecycleException => throw e
-          // A log this project's core cannot read is delta-spark's to judge; routing stays out of the way.
+          /* A log this project's core cannot read is delta-spark's to judge; routing stays out of
+           * the way. */
           case NonFatal(e) =>
-            logWarning(s"Cannot read the redirect of $path (${e.getMessage}); loading it without routing")
+            logWarning(
+              s"Cannot read the redirect of $path (${e.getMessage}); loading it without routing"
+            )
             Route.Direct
         }
       route match {

@@ -7,7 +7,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
-import org.apache.spark.sql.catalyst.analysis.{NoSuchTableException, NoSuchNamespaceException}
+import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException}
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -18,26 +18,30 @@ case class LifecycleTableRef(path: Path, displayName: String, catalogTable: Opti
 }
 
 /**
- * Resolves a statement's table name the way Delta users expect: ``delta.`/path` `` is a
- * path; anything else is a catalog name (with or without catalog and namespace). It reads
- * only catalog metadata, never the Delta log, so it works on tables delta-spark cannot open.
+ * Resolves a statement's table name the way Delta users expect: ``delta.`/path` `` is a path;
+ * anything else is a catalog name (with or without catalog and namespace). It reads only catalog
+ * metadata, never the Delta log, so it works on tables delta-spark cannot open.
  */
 object LifecycleTableRef {
   private val SessionCatalogName = "spark_catalog"
 
   def resolve(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = nameParts match {
     case Seq(provider, location) if provider.equalsIgnoreCase("delta") && looksLikePath(location) =>
-      val path = Locations.parse(location)(reason => LifecycleErrors.invalidArgument(s"delta.`$location` is not a valid path ($reason)"))
+      val path = Locations.parse(location)(reason =>
+        LifecycleErrors.invalidArgument(s"delta.`$location` is not a valid path ($reason)")
+      )
       LifecycleTableRef(path, s"delta.`$location`", None)
     case _ => resolveInCatalog(spark, nameParts)
   }
 
-  private def looksLikePath(s: String): Boolean = s.contains("/") || s.contains(":") || s.contains("\\")
+  private def looksLikePath(s: String): Boolean = s.contains("/") || s.contains(":") ||
+    s.contains("\\")
 
   private def resolveInCatalog(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = {
     val displayName = nameParts.map(quote).mkString(".")
     val (catalogName, rest) =
-      if (nameParts.size > 1 && SparkInternals.isCatalogRegistered(spark, nameParts.head)) (nameParts.head, nameParts.tail)
+      if (nameParts.size > 1 && SparkInternals.isCatalogRegistered(spark, nameParts.head))
+        (nameParts.head, nameParts.tail)
       else (SparkInternals.currentCatalogName(spark), nameParts)
 
     if (catalogName.equalsIgnoreCase(SessionCatalogName)) {
@@ -48,23 +52,35 @@ object LifecycleTableRef {
       }
       val table =
         try SparkInternals.sessionCatalog(spark).getTableMetadata(ident)
-        catch { case _: NoSuchTableException | _: NoSuchNamespaceException => throw LifecycleErrors.tableNotFound(displayName) }
+        catch {
+          case _: NoSuchTableException | _: NoSuchNamespaceException =>
+            throw LifecycleErrors.tableNotFound(displayName)
+        }
       val provider = table.provider.getOrElse("")
-      if (!provider.equalsIgnoreCase("delta")) throw LifecycleErrors.notDeltaProvider(displayName, provider)
+      if (!provider.equalsIgnoreCase("delta"))
+        throw LifecycleErrors.notDeltaProvider(displayName, provider)
       LifecycleTableRef(new Path(table.location), displayName, Some(table))
     } else {
       val catalog = SparkInternals.catalog(spark, catalogName) match {
         case t: TableCatalog => t
         case _ => throw LifecycleErrors.tableNotFound(displayName)
       }
-      val namespace = if (rest.size > 1) rest.init.toArray else SparkInternals.currentNamespace(spark)
+      val namespace =
+        if (rest.size > 1) rest.init.toArray else SparkInternals.currentNamespace(spark)
       val table =
         try catalog.loadTable(Identifier.of(namespace, rest.last))
-        catch { case _: NoSuchTableException | _: NoSuchNamespaceException => throw LifecycleErrors.tableNotFound(displayName) }
+        catch {
+          case _: NoSuchTableException | _: NoSuchNamespaceException =>
+            throw LifecycleErrors.tableNotFound(displayName)
+        }
       val props = table.properties().asScala
       val provider = props.getOrElse(TableCatalog.PROP_PROVIDER, "")
-      if (!provider.equalsIgnoreCase("delta")) throw LifecycleErrors.notDeltaProvider(displayName, provider)
-      val location = props.getOrElse(TableCatalog.PROP_LOCATION, throw LifecycleErrors.tableNotFound(displayName))
+      if (!provider.equalsIgnoreCase("delta"))
+        throw LifecycleErrors.notDeltaProvider(displayName, provider)
+      val location = props.getOrElse(
+        TableCatalog.PROP_LOCATION,
+        throw LifecycleErrors.tableNotFound(displayName)
+      )
       LifecycleTableRef(new Path(location), displayName, None)
     }
   }

@@ -28,19 +28,38 @@ object BenchSupport {
 
   /**
    * Writes commit `version` as a blind append of `adds`, serialized with delta-spark's action
-   * classes and written with its LogStore: a full transaction per commit costs about half a
-   * second on this machine, too long for the thousands of commits benchmarks need.
+   * classes and written with its LogStore: a full transaction per commit costs about half a second
+   * on this machine, too long for the thousands of commits benchmarks need.
    */
-  def writeAppendCommit(store: LogStore, deltaLog: DeltaLog, hadoopConf: Configuration, version: Long,
-      adds: Seq[AddFile]): Unit = {
+  def writeAppendCommit(
+      store: LogStore,
+      deltaLog: DeltaLog,
+      hadoopConf: Configuration,
+      version: Long,
+      adds: Seq[AddFile]
+  ): Unit = {
     val commitInfo = CommitInfo(
-      time = System.currentTimeMillis(), operation = "WRITE", inCommitTimestamp = None,
-      operationParameters = Map("mode" -> "\"Append\"", "partitionBy" -> "\"[]\""), // values are raw JSON
-      commandContext = Map.empty[String, String], readVersion = Some(version - 1L),
-      isolationLevel = Some("Serializable"), isBlindAppend = Some(true), operationMetrics = None,
-      userMetadata = None, tags = None, txnId = None, lastManifestCommit = None)
-    store.write(FileNames.unsafeDeltaFile(deltaLog.logPath, version),
-      Iterator(commitInfo.json) ++ adds.iterator.map(_.json), overwrite = false, hadoopConf)
+      time = System.currentTimeMillis(),
+      operation = "WRITE",
+      inCommitTimestamp = None,
+      operationParameters =
+        Map("mode" -> "\"Append\"", "partitionBy" -> "\"[]\""), // values are raw JSON
+      commandContext = Map.empty[String, String],
+      readVersion = Some(version - 1L),
+      isolationLevel = Some("Serializable"),
+      isBlindAppend = Some(true),
+      operationMetrics = None,
+      userMetadata = None,
+      tags = None,
+      txnId = None,
+      lastManifestCommit = None
+    )
+    store.write(
+      FileNames.unsafeDeltaFile(deltaLog.logPath, version),
+      Iterator(commitInfo.json) ++ adds.iterator.map(_.json),
+      overwrite = false,
+      hadoopConf
+    )
   }
 
   def progress(message: String): Unit = System.err.println(s"[bench] $message")

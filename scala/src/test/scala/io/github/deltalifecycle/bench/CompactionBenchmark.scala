@@ -5,7 +5,12 @@ import java.nio.file.{Files, StandardCopyOption}
 
 import org.apache.commons.io.FileUtils
 import io.github.deltalifecycle.core.TableLog
-import io.github.deltalifecycle.features.compaction.{LogCompaction, LogMaintenance, MaintenanceAction, PolicySettings}
+import io.github.deltalifecycle.features.compaction.{
+  LogCompaction,
+  LogMaintenance,
+  MaintenanceAction,
+  PolicySettings
+}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.actions.AddFile
@@ -15,15 +20,15 @@ import BenchSupport._
 
 /**
  * Log compaction benchmark (issue 4), three parts in one run:
- *  1. cold snapshot construction (a fresh DeltaLog, then a count of the files) on a table
- *     with a checkpoint of `checkpointFiles` files and K one-file commits after it: stock
- *     delta-spark on plain commits, delta-spark on the same log with this project's
- *     compactions (one per 10 commits, as the policy writes them), and the log core;
- *  2. log-maintenance bytes written over 1,000 commits on a table of 100,000 files: a
- *     checkpoint every 10 commits vs the policy (compaction every 10, checkpoint every 100);
- *  3. the latency of real INSERT commits with the post-commit policy on and off.
- * delta-rs open times for part 1 come from bench/delta_rs_open.py in the same `make bench`.
- * Usage: CompactionBenchmark [repetitions=5] [bigTableFiles=100000] [commits=1000].
+ *   1. cold snapshot construction (a fresh DeltaLog, then a count of the files) on a table with a
+ *      checkpoint of `checkpointFiles` files and K one-file commits after it: stock delta-spark on
+ *      plain commits, delta-spark on the same log with this project's compactions (one per 10
+ *      commits, as the policy writes them), and the log core;
+ *   2. log-maintenance bytes written over 1,000 commits on a table of 100,000 files: a checkpoint
+ *      every 10 commits vs the policy (compaction every 10, checkpoint every 100);
+ *   3. the latency of real INSERT commits with the post-commit policy on and off.
+ * delta-rs open times for part 1 come from bench/delta_rs_open.py in the same `make bench`. Usage:
+ * CompactionBenchmark [repetitions=5] [bigTableFiles=100000] [commits=1000].
  */
 object CompactionBenchmark {
   private val work = new File("bench/work/compaction").getAbsoluteFile
@@ -55,13 +60,17 @@ object CompactionBenchmark {
     val dataFiles = dataFileCopies(spark, checkpointFiles + Ks.max)
     val tables = Ks.map(k => k -> buildColdTables(spark, k, dataFiles))
     val hadoopConf = spark.sessionState.newHadoopConf()
-    def deltaSpark(path: String): Long = { DeltaLog.clearCache(); DeltaLog.forTable(spark, path).update().allFiles.count() }
-    def core(path: String): Long = TableLog.forPath(hadoopConf, path).latestSnapshot().activeFiles.size.toLong
+    def deltaSpark(path: String): Long = {
+      DeltaLog.clearCache(); DeltaLog.forTable(spark, path).update().allFiles.count()
+    }
+    def core(path: String): Long =
+      TableLog.forPath(hadoopConf, path).latestSnapshot().activeFiles.size.toLong
     val variants: Seq[(String, ((String, String)) => Long)] = Seq(
       "delta-spark, plain commits" -> (t => deltaSpark(t._1)),
       "delta-spark, with compactions" -> (t => deltaSpark(t._2)),
       "log core, plain commits" -> (t => core(t._1)),
-      "log core, with compactions" -> (t => core(t._2)))
+      "log core, with compactions" -> (t => core(t._2))
+    )
 
     for ((k, t) <- tables; (name, f) <- variants) {
       val n = f(t) // warm-up, and a check that every reader sees every file
@@ -72,26 +81,32 @@ object CompactionBenchmark {
       Seq(k, "\"" + name + "\"", rep, f"$seconds%.4f")
     }
     progress("cold snapshot runs done")
-    writeCsv(new File(results, "compaction-cold-runs.csv"), Seq("commits_after_checkpoint", "variant", "run", "seconds"), runs)
+    writeCsv(
+      new File(results, "compaction-cold-runs.csv"),
+      Seq("commits_after_checkpoint", "variant", "run", "seconds"),
+      runs
+    )
   }
 
   /** Copies of one real data file, shared by every part-1 table through absolute paths. */
   private def dataFileCopies(spark: SparkSession, n: Int): Seq[AddFile] = {
     val dir = new File(work, "data")
-    if (!new File(dir, "_delta_log").exists()) spark.range(10).coalesce(1).write.format("delta").save(dir.getPath)
+    if (!new File(dir, "_delta_log").exists())
+      spark.range(10).coalesce(1).write.format("delta").save(dir.getPath)
     val template = DeltaLog.forTable(spark, dir.getPath).update().allFiles.collect().head
     val source = new File(dir, template.path)
     (0 until n).map { i =>
       val copy = new File(dir, f"copy-$i%06d.parquet")
-      if (!copy.exists()) Files.copy(source.toPath, copy.toPath, StandardCopyOption.REPLACE_EXISTING)
+      if (!copy.exists())
+        Files.copy(source.toPath, copy.toPath, StandardCopyOption.REPLACE_EXISTING)
       template.copy(path = copy.toURI.toString, dataChange = true)
     }
   }
 
   /**
-   * (plain, compacted): version 0 a Spark write of one file, version 1 the rest of the
-   * checkpoint's files, a delta-spark checkpoint at 1, then K one-file commits; the
-   * compacted copy adds a compaction per 10 commits after the checkpoint.
+   * (plain, compacted): version 0 a Spark write of one file, version 1 the rest of the checkpoint's
+   * files, a delta-spark checkpoint at 1, then K one-file commits; the compacted copy adds a
+   * compaction per 10 commits after the checkpoint.
    */
   private def buildColdTables(spark: SparkSession, k: Int, data: Seq[AddFile]): (String, String) = {
     val plain = new File(work, s"cold-$k-plain")
@@ -106,10 +121,13 @@ object CompactionBenchmark {
     val hadoopConf = spark.sessionState.newHadoopConf()
     writeAppendCommit(store, deltaLog, hadoopConf, 1, data.take(checkpointFiles - 1))
     deltaLog.checkpoint(deltaLog.update(), None)
-    (1 to k).foreach(i => writeAppendCommit(store, deltaLog, hadoopConf, 1 + i, Seq(data(checkpointFiles - 1 + i))))
+    (1 to k).foreach(i =>
+      writeAppendCommit(store, deltaLog, hadoopConf, 1 + i, Seq(data(checkpointFiles - 1 + i)))
+    )
     FileUtils.copyDirectory(plain, compacted)
     val log = TableLog.forPath(hadoopConf, compacted.getPath)
-    for (start <- 2 to (k + 1 - 9) by 10) LogCompaction.compact(log, store, log.listing(), start, start + 9)
+    for (start <- 2 to (k + 1 - 9) by 10)
+      LogCompaction.compact(log, store, log.listing(), start, start + 9)
     (plain.getPath, compacted.getPath)
   }
 
@@ -131,54 +149,94 @@ object CompactionBenchmark {
       val deltaLog = DeltaLog.forTable(spark, base.getPath)
       val template = deltaLog.update().allFiles.collect().head
       // These paths are never opened: only log readers and writers run on this table.
-      writeAppendCommit(store, deltaLog, hadoopConf, FirstBigCommit,
-        (1 until files).map(i => template.copy(path = f"not-on-disk/part-$i%06d.parquet", dataChange = true)))
+      writeAppendCommit(
+        store,
+        deltaLog,
+        hadoopConf,
+        FirstBigCommit,
+        (1 until files).map(i =>
+          template.copy(path = f"not-on-disk/part-$i%06d.parquet", dataChange = true)
+        )
+      )
       deltaLog.checkpoint(deltaLog.update(), None)
     }
 
-    val rows = Seq("checkpoint every 10 commits", "policy: compaction every 10, checkpoint every 100").map { variant =>
-      val dir = new File(work, s"big-$files-" + (if (variant.startsWith("policy")) "policy" else "every10"))
-      FileUtils.deleteQuietly(dir)
-      FileUtils.copyDirectory(base, dir)
-      DeltaLog.clearCache()
-      val deltaLog = DeltaLog.forTable(spark, dir.getPath)
-      val template = deltaLog.update().allFiles.head()
-      val log = TableLog.forPath(hadoopConf, dir.getPath)
-      var checkpoints = 0
-      var compactions = 0
-      val before = maintenanceFiles(dir)
-      val seconds = time {
-        for (i <- 1 to commits) {
-          val v = FirstBigCommit + i
-          writeAppendCommit(store, deltaLog, hadoopConf, v, Seq(template.copy(path = f"not-on-disk/new-$v%06d.parquet")))
-          val checkpointInterval = if (variant.startsWith("policy")) 100 else 10
-          if (v % checkpointInterval == 0) {
-            // What delta-spark's own checkpoint hook does at this version.
-            deltaLog.checkpoint(deltaLog.getSnapshotAt(v), None)
-            checkpoints += 1
-          } else if (variant.startsWith("policy")) {
-            LogMaintenance.run(spark, log, store) match {
-              case _: MaintenanceAction.Compact => compactions += 1
-              case _: MaintenanceAction.Checkpoint => checkpoints += 1
-              case MaintenanceAction.Nothing =>
+    val rows =
+      Seq("checkpoint every 10 commits", "policy: compaction every 10, checkpoint every 100").map {
+        variant =>
+          val dir = new File(
+            work,
+            s"big-$files-" + (if (variant.startsWith("policy")) "policy" else "every10")
+          )
+          FileUtils.deleteQuietly(dir)
+          FileUtils.copyDirectory(base, dir)
+          DeltaLog.clearCache()
+          val deltaLog = DeltaLog.forTable(spark, dir.getPath)
+          val template = deltaLog.update().allFiles.head()
+          val log = TableLog.forPath(hadoopConf, dir.getPath)
+          var checkpoints = 0
+          var compactions = 0
+          val before = maintenanceFiles(dir)
+          val seconds = time {
+            for (i <- 1 to commits) {
+              val v = FirstBigCommit + i
+              writeAppendCommit(
+                store,
+                deltaLog,
+                hadoopConf,
+                v,
+                Seq(template.copy(path = f"not-on-disk/new-$v%06d.parquet"))
+              )
+              val checkpointInterval = if (variant.startsWith("policy")) 100 else 10
+              if (v % checkpointInterval == 0) {
+                // What delta-spark's own checkpoint hook does at this version.
+                deltaLog.checkpoint(deltaLog.getSnapshotAt(v), None)
+                checkpoints += 1
+              } else if (variant.startsWith("policy")) {
+                LogMaintenance.run(spark, log, store) match {
+                  case _: MaintenanceAction.Compact => compactions += 1
+                  case _: MaintenanceAction.Checkpoint => checkpoints += 1
+                  case MaintenanceAction.Nothing =>
+                }
+              }
+              if (i % 100 == 0) progress(s"$variant: $i / $commits commits")
             }
           }
-          if (i % 100 == 0) progress(s"$variant: $i / $commits commits")
-        }
+          val written = maintenanceFiles(dir) -- before.keySet
+          val bytes = written.values.sum
+          progress(
+            f"$variant: $bytes bytes in $checkpoints checkpoints and $compactions compactions, $seconds%.1f s"
+          )
+          Seq(
+            "\"" + variant + "\"",
+            files,
+            commits,
+            checkpoints,
+            compactions,
+            bytes,
+            f"$seconds%.2f"
+          )
       }
-      val written = maintenanceFiles(dir) -- before.keySet
-      val bytes = written.values.sum
-      progress(f"$variant: $bytes bytes in $checkpoints checkpoints and $compactions compactions, $seconds%.1f s")
-      Seq("\"" + variant + "\"", files, commits, checkpoints, compactions, bytes, f"$seconds%.2f")
-    }
-    writeCsv(new File(results, "compaction-bytes.csv"),
-      Seq("variant", "table_files", "commits", "checkpoints", "compactions", "bytes_written", "seconds"), rows)
+    writeCsv(
+      new File(results, "compaction-bytes.csv"),
+      Seq(
+        "variant",
+        "table_files",
+        "commits",
+        "checkpoints",
+        "compactions",
+        "bytes_written",
+        "seconds"
+      ),
+      rows
+    )
   }
 
   /** Checkpoint and compaction files in the log, with their sizes. */
   private def maintenanceFiles(table: File): Map[String, Long] =
     new File(table, "_delta_log").listFiles().filter { f =>
-      !f.getName.startsWith(".") && (f.getName.contains(".checkpoint.") || f.getName.endsWith(".compacted.json"))
+      !f.getName.startsWith(".") &&
+      (f.getName.contains(".checkpoint.") || f.getName.endsWith(".compacted.json"))
     }.map(f => f.getName -> f.length()).toMap
 
   // ---- part 3 -------------------------------------------------------------------------
@@ -202,6 +260,10 @@ object CompactionBenchmark {
     spark.conf.set(PolicySettings.EnabledSessionKey, "false")
     val compactions = new File(path, "_delta_log").list().count(_.endsWith(".compacted.json"))
     progress(s"commit latency: the policy wrote $compactions compactions")
-    writeCsv(new File(results, "compaction-commit-latency.csv"), Seq("variant", "commit", "seconds"), runs)
+    writeCsv(
+      new File(results, "compaction-commit-latency.csv"),
+      Seq("variant", "commit", "seconds"),
+      runs
+    )
   }
 }

@@ -41,7 +41,9 @@ class CheckpointFallbackSuite extends AnyFunSuite with LifecycleSparkSession {
       intercept[DeltaLifecycleException](log.latestSnapshot())
     }
 
-    val tooNew = refusal("""{"minReaderVersion":99,"minWriterVersion":7,"readerFeatures":[],"writerFeatures":[]}""")
+    val tooNew = refusal(
+      """{"minReaderVersion":99,"minWriterVersion":7,"readerFeatures":[],"writerFeatures":[]}"""
+    )
     withClue(tooNew.getMessage) {
       assert(tooNew.getCondition === "DELTA_LIFECYCLE_INVALID_PROTOCOL")
       assert(tooNew.getMessage.contains("minReaderVersion 99"))

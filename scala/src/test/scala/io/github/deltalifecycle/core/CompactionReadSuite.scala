@@ -10,15 +10,17 @@ import org.apache.spark.sql.delta.actions.{Action, AddFile, CommitInfo}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * Snapshots built from `<x>.<y>.compacted.json` files: a good compaction replaces its
- * commits, a bad one (empty, truncated, overlapping) falls back to them, and delta-spark
- * (which reads compactions itself) agrees with the core on the result.
+ * Snapshots built from `<x>.<y>.compacted.json` files: a good compaction replaces its commits, a
+ * bad one (empty, truncated, overlapping) falls back to them, and delta-spark (which reads
+ * compactions itself) agrees with the core on the result.
  */
 class CompactionReadSuite extends AnyFunSuite with LifecycleSparkSession {
 
   private def table(name: String, commits: Int): (String, TableLog) = {
     val path = newTableDir(name)
-    (0 until commits).foreach(i => spark.range(i * 10, i * 10 + 10).write.format("delta").mode("append").save(path))
+    (0 until commits).foreach(i =>
+      spark.range(i * 10, i * 10 + 10).write.format("delta").mode("append").save(path)
+    )
     spark.sql(s"DELETE FROM delta.`$path` WHERE id % 10 = 0")
     (path, TableLog.forPath(spark.sessionState.newHadoopConf(), path))
   }
@@ -29,13 +31,18 @@ class CompactionReadSuite extends AnyFunSuite with LifecycleSparkSession {
   private def writeCompaction(log: TableLog, path: String, start: Long, end: Long): File = {
     val listing = log.listing()
     val reconciler = new StateReconciler(log.fs, log.tablePath)
-    val actions: Seq[Action] = (start to end).flatMap(v => ActionReader.readJson(log.fs, listing.commit(v).get.status))
+    val actions: Seq[Action] = (start to end).flatMap(v =>
+      ActionReader.readJson(log.fs, listing.commit(v).get.status)
+    )
       .filterNot(_.isInstanceOf[CommitInfo])
     actions.foreach(reconciler.apply)
     val state = reconciler.currentProtocol.toSeq ++ reconciler.currentMetadata.toSeq ++
       reconciler.activeFiles ++ reconciler.tombstoneFiles ++ reconciler.setTransactions.values
     val file = logFile(path, f"$start%020d.$end%020d.compacted.json")
-    Files.write(file.toPath, state.map(_.json).mkString("", "\n", "\n").getBytes(StandardCharsets.UTF_8))
+    Files.write(
+      file.toPath,
+      state.map(_.json).mkString("", "\n", "\n").getBytes(StandardCharsets.UTF_8)
+    )
     file
   }
 
@@ -51,13 +58,17 @@ class CompactionReadSuite extends AnyFunSuite with LifecycleSparkSession {
     val snapshot = log.latestSnapshot()
     assert(snapshot.segment.compactions.map(c => (c.start, c.end)) === Seq((1L, 3L)))
     // Damage a commit inside the range: only a snapshot that used the compaction still builds.
-    Files.write(logFile(path, f"${2}%020d.json").toPath, "not json\n".getBytes(StandardCharsets.UTF_8))
+    Files.write(
+      logFile(path, f"${2}%020d.json").toPath,
+      "not json\n".getBytes(StandardCharsets.UTF_8)
+    )
     val fromCompaction = log.latestSnapshot()
     assert(fileSet(fromCompaction.activeFiles, log) === fileSet(before.activeFiles, log))
 
     DeltaLog.clearCache()
     val deltaSpark = DeltaLog.forTable(spark, path).update()
-    assert(fileSet(deltaSpark.allFiles.collect().toSeq, log) === fileSet(fromCompaction.activeFiles, log))
+    assert(fileSet(deltaSpark.allFiles.collect().toSeq, log) ===
+      fileSet(fromCompaction.activeFiles, log))
   }
 
   test("an empty or truncated compaction falls back to the commits") {
@@ -93,7 +104,8 @@ class CompactionReadSuite extends AnyFunSuite with LifecycleSparkSession {
     val (path, log) = table("history", 4)
     writeCompaction(log, path, 1, 2)
     val rows = spark.sql(s"DESCRIBE PROTOCOL HISTORY delta.`$path`").collect()
-    val covering = rows.map(r => r.getLong(0) -> r.getSeq[String](r.fieldIndex("compactions"))).toMap
+    val covering =
+      rows.map(r => r.getLong(0) -> r.getSeq[String](r.fieldIndex("compactions"))).toMap
     assert(covering(0).isEmpty)
     assert(covering(1) === Seq(f"${1}%020d.${2}%020d.compacted.json"))
     assert(covering(2) === covering(1))

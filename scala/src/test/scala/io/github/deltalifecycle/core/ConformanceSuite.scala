@@ -8,32 +8,48 @@ import org.apache.spark.sql.delta.actions.{AddFile, Metadata, Protocol}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * For every table that delta-spark and delta-rs wrote under ../shared/testdata, the log
- * core must agree with delta-spark's own DeltaLog on protocol, metadata, the set of
- * active files, set-transactions and domain metadata, at the latest version and at every
- * version both can reconstruct; where delta-spark refuses a table, the core must refuse it
- * with a typed error too.
+ * For every table that delta-spark and delta-rs wrote under ../shared/testdata, the log core must
+ * agree with delta-spark's own DeltaLog on protocol, metadata, the set of active files,
+ * set-transactions and domain metadata, at the latest version and at every version both can
+ * reconstruct; where delta-spark refuses a table, the core must refuse it with a typed error too.
  */
 class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
 
   /**
-   * Tables that delta-spark refuses but the core reads, and why that is right. Each is
-   * still checked: the core's files must equal the add actions in the checkpoint, which
-   * Spark's own Parquet reader counts independently.
+   * Tables that delta-spark refuses but the core reads, and why that is right. Each is still
+   * checked: the core's files must equal the add actions in the checkpoint, which Spark's own
+   * Parquet reader counts independently.
    */
   private val readableOnlyByCore: Map[String, String] = Map(
     "delta-rs/table-with-domain-metadata" ->
       ("holds only a checkpoint (version 108) and no commit; delta-spark insists on the commit " +
-        "at the checkpoint version, while PROTOCOL.md lets a reader start from the checkpoint alone"))
+        "at the checkpoint version, while PROTOCOL.md lets a reader start from the checkpoint alone")
+  )
 
-  private case class FileView(path: String, size: Long, partitionValues: Map[String, String], dv: Option[String])
+  private case class FileView(
+      path: String,
+      size: Long,
+      partitionValues: Map[String, String],
+      dv: Option[String]
+  )
 
   private def view(reconciler: StateReconciler, files: Seq[AddFile]): Set[FileView] =
-    files.map(a => FileView(reconciler.canonicalPath(a.path), a.size, a.partitionValues,
-      Option(a.deletionVector).map(_.uniqueId))).toSet
+    files.map(a =>
+      FileView(
+        reconciler.canonicalPath(a.path),
+        a.size,
+        a.partitionValues,
+        Option(a.deletionVector).map(_.uniqueId)
+      )
+    ).toSet
 
   private def protocolView(p: Protocol) =
-    (p.minReaderVersion, p.minWriterVersion, p.readerFeatures.map(_.toSet), p.writerFeatures.map(_.toSet))
+    (
+      p.minReaderVersion,
+      p.minWriterVersion,
+      p.readerFeatures.map(_.toSet),
+      p.writerFeatures.map(_.toSet)
+    )
 
   private def metadataView(m: Metadata) =
     (m.id, m.schemaString, m.partitionColumns.toSeq, m.configuration, m.format.provider)
@@ -52,16 +68,22 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
       reference match {
         case Failure(_) if readableOnlyByCore.contains(s"$group/$name") =>
           val snapshot = core.latestSnapshot()
-          val checkpoint = snapshot.segment.checkpoint.getOrElse(fail("expected a checkpoint-based snapshot"))
-          val addsInCheckpoint = spark.read.parquet(checkpoint.files.map(_.status.getPath.toString): _*)
-            .where("add IS NOT NULL").count()
+          val checkpoint =
+            snapshot.segment.checkpoint.getOrElse(fail("expected a checkpoint-based snapshot"))
+          val addsInCheckpoint =
+            spark.read.parquet(checkpoint.files.map(_.status.getPath.toString): _*)
+              .where("add IS NOT NULL").count()
           assert(snapshot.activeFiles.size === addsInCheckpoint)
         case Failure(deltaError) =>
           val ours = Try(core.latestSnapshot())
-          assert(ours.isFailure,
-            s"delta-spark refuses $name (${deltaError.getMessage.take(300)}) but the core read it")
-          assert(ours.failed.get.isInstanceOf[DeltaLifecycleException],
-            s"expected a typed error, got ${ours.failed.get}")
+          assert(
+            ours.isFailure,
+            s"delta-spark refuses $name (${deltaError.getMessage.take(300)}) but the core read it"
+          )
+          assert(
+            ours.failed.get.isInstanceOf[DeltaLifecycleException],
+            s"expected a typed error, got ${ours.failed.get}"
+          )
         case Success((_, latest)) if latest.version < 0 =>
           val ours = Try(core.latestSnapshot())
           assert(ours.failed.toOption.exists(_.isInstanceOf[DeltaLifecycleException]))
@@ -70,8 +92,11 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
           val earliest = listing.earliestReconstructableVersion
           for (v <- versionsToCompare(earliest, latest.version)) {
             Try(deltaLog.getSnapshotAt(v)) match {
-              case Success(expected) => compare(reconciler, expected, core.snapshotAt(v, listing), v)
-              case Failure(_) => // delta-spark cannot rebuild this version; the core is not held to it
+              case Success(expected) =>
+                compare(reconciler, expected, core.snapshotAt(v, listing), v)
+              case Failure(
+                    _
+                  ) => // delta-spark cannot rebuild this version; the core is not held to it
             }
           }
       }
@@ -79,19 +104,26 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   /**
-   * Every version with DELTA_LIFECYCLE_FULL_MATRIX=1; otherwise, to fit CI's time, the
-   * earliest, the latest and at most four evenly spaced between them (the sweep of every
-   * version of every table took five of CI's minutes).
+   * Every version with DELTA_LIFECYCLE_FULL_MATRIX=1; otherwise, to fit CI's time, the earliest,
+   * the latest and at most four evenly spaced between them (the sweep of every version of every
+   * table took five of CI's minutes).
    */
   private def versionsToCompare(earliest: Long, latest: Long): Seq[Long] =
-    if (sys.env.get("DELTA_LIFECYCLE_FULL_MATRIX").contains("1") || latest - earliest <= 5) earliest to latest
+    if (sys.env.get("DELTA_LIFECYCLE_FULL_MATRIX").contains("1") || latest - earliest <= 5)
+      earliest to latest
     else (earliest +: (1 to 4).map(i => earliest + (latest - earliest) * i / 5) :+ latest).distinct
 
-  private def compare(reconciler: StateReconciler, expected: Snapshot, actual: LogSnapshot, v: Long): Unit = {
+  private def compare(
+      reconciler: StateReconciler,
+      expected: Snapshot,
+      actual: LogSnapshot,
+      v: Long
+  ): Unit = {
     withClue(s"version $v: ") {
       assert(protocolView(actual.protocol) === protocolView(expected.protocol))
       assert(metadataView(actual.metadata) === metadataView(expected.metadata))
-      assert(view(reconciler, actual.activeFiles) === view(reconciler, expected.allFiles.collect().toSeq))
+      assert(view(reconciler, actual.activeFiles) ===
+        view(reconciler, expected.allFiles.collect().toSeq))
       assert(actual.setTransactions.view.mapValues(_.version).toMap ===
         expected.setTransactions.map(t => t.appId -> t.version).toMap)
       assert(actual.domainMetadata.view.mapValues(_.configuration).toMap ===

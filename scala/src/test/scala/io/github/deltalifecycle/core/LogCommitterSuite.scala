@@ -7,7 +7,10 @@ import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.storage.LogStore
 import org.scalatest.funsuite.AnyFunSuite
 
-/** Commits written by the core's committer are read back by delta-spark, and never overwrite a commit. */
+/**
+ * Commits written by the core's committer are read back by delta-spark, and never overwrite a
+ * commit.
+ */
 class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
 
   private def table(name: String, properties: String = ""): (String, TableLog) = {
@@ -26,8 +29,14 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
   test("a metadata commit is read back by delta-spark, rows unchanged") {
     val (path, log) = table("metadata")
     val rows = spark.read.format("delta").load(path).collect().toSet
-    val version = LogCommitter.commit(log, LogStore(spark), 2, Seq(withProperty(log, "lifecycle.test", "yes")),
-      "SET TBLPROPERTIES", Map("properties" -> Map("lifecycle.test" -> "yes")))
+    val version = LogCommitter.commit(
+      log,
+      LogStore(spark),
+      2,
+      Seq(withProperty(log, "lifecycle.test", "yes")),
+      "SET TBLPROPERTIES",
+      Map("properties" -> Map("lifecycle.test" -> "yes"))
+    )
     assert(version === 3)
     DeltaLog.clearCache()
     val snapshot = DeltaLog.forTable(spark, path).update()
@@ -42,7 +51,14 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
     val (path, log) = table("ict", "'delta.enableInCommitTimestamps' = 'true'")
     DeltaLog.clearCache()
     val before = DeltaLog.forTable(spark, path).update().timestamp
-    LogCommitter.commit(log, LogStore(spark), 2, Seq(withProperty(log, "lifecycle.test", "yes")), "SET TBLPROPERTIES", Map.empty)
+    LogCommitter.commit(
+      log,
+      LogStore(spark),
+      2,
+      Seq(withProperty(log, "lifecycle.test", "yes")),
+      "SET TBLPROPERTIES",
+      Map.empty
+    )
     DeltaLog.clearCache()
     val after = DeltaLog.forTable(spark, path).update()
     assert(after.version === 3)
@@ -54,7 +70,14 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
     val commit2 = new File(path, "_delta_log/" + LogFiles.commitFileName(2))
     val bytes = java.nio.file.Files.readAllBytes(commit2.toPath)
     val e = intercept[DeltaLifecycleException] {
-      LogCommitter.commit(log, LogStore(spark), 1, Seq(withProperty(log, "lifecycle.test", "no")), "SET TBLPROPERTIES", Map.empty)
+      LogCommitter.commit(
+        log,
+        LogStore(spark),
+        1,
+        Seq(withProperty(log, "lifecycle.test", "no")),
+        "SET TBLPROPERTIES",
+        Map.empty
+      )
     }
     assert(e.condition === "DELTA_LIFECYCLE_CONCURRENT_COMMIT")
     assert(java.util.Arrays.equals(java.nio.file.Files.readAllBytes(commit2.toPath), bytes))

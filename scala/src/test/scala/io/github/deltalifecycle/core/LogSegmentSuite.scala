@@ -7,14 +7,20 @@ import org.scalatest.funsuite.AnyFunSuite
 class LogSegmentSuite extends AnyFunSuite {
 
   private def listing(names: String*): LogListing = {
-    val files = names.flatMap(n => LogFiles.classify(new FileStatus(1, false, 1, 1, 0, new Path("/t/_delta_log", n))))
+    val files = names.flatMap(n =>
+      LogFiles.classify(new FileStatus(1, false, 1, 1, 0, new Path("/t/_delta_log", n)))
+    )
     LogListing(
       tablePath = new Path("/t"),
       logPath = new Path("/t/_delta_log"),
       commits = files.collect { case c: CommitFile => c }.sortBy(_.version).toVector,
-      checkpoints = LogFiles.completeCheckpoints(files.collect { case c: CheckpointPartFile => c }).toVector,
-      compactions = files.collect { case c: CompactionFile => c }.sortBy(c => (c.start, c.end)).toVector,
-      checksums = Map.empty)
+      checkpoints = LogFiles.completeCheckpoints(files.collect { case c: CheckpointPartFile =>
+        c
+      }).toVector,
+      compactions =
+        files.collect { case c: CompactionFile => c }.sortBy(c => (c.start, c.end)).toVector,
+      checksums = Map.empty
+    )
   }
 
   private def commits(range: Range): Seq[String] = range.map(v => f"$v%020d.json")
@@ -28,7 +34,9 @@ class LogSegmentSuite extends AnyFunSuite {
       f"${7}%020d.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json",
       f"${1}%020d.${2}%020d.compacted.json",
       f"${2}%020d.${2}%020d.compacted.json", // x == y is not a compaction
-      "_last_checkpoint", "garbage.txt") ++ commits(0 to 7): _*)
+      "_last_checkpoint",
+      "garbage.txt"
+    ) ++ commits(0 to 7): _*)
     assert(l.checkpoints.map(c => (c.version, c.kind)) ===
       Seq((3L, CheckpointKind.Classic), (5L, CheckpointKind.MultiPart), (7L, CheckpointKind.V2)))
     assert(l.compactions.map(c => (c.start, c.end)) === Seq((1L, 2L)))
@@ -36,14 +44,20 @@ class LogSegmentSuite extends AnyFunSuite {
   }
 
   test("the newest checkpoint at or before the version is used, and compactions after it") {
-    val l = listing(commits(0 to 12) ++ Seq(f"${5}%020d.checkpoint.parquet",
-      f"${3}%020d.${8}%020d.compacted.json", f"${6}%020d.${8}%020d.compacted.json",
-      f"${9}%020d.${11}%020d.compacted.json", f"${9}%020d.${10}%020d.compacted.json"): _*)
+    val l = listing(commits(0 to 12) ++ Seq(
+      f"${5}%020d.checkpoint.parquet",
+      f"${3}%020d.${8}%020d.compacted.json",
+      f"${6}%020d.${8}%020d.compacted.json",
+      f"${9}%020d.${11}%020d.compacted.json",
+      f"${9}%020d.${10}%020d.compacted.json"
+    ): _*)
     val s = LogSegment.plan(l, 12)
     assert(s.checkpointVersion === 5)
     assert(s.compactions.map(c => (c.start, c.end)) === Seq((6L, 8L), (9L, 11L)))
-    assert(s.steps.map(_.fold(c => s"c${c.start}-${c.end}", c => s"v${c.version}")) === Seq("c6-8", "c9-11", "v12"))
-    assert(LogSegment.plan(l, 10).compactions.map(c => (c.start, c.end)) === Seq((6L, 8L), (9L, 10L)))
+    assert(s.steps.map(_.fold(c => s"c${c.start}-${c.end}", c => s"v${c.version}")) ===
+      Seq("c6-8", "c9-11", "v12"))
+    assert(LogSegment.plan(l, 10).compactions.map(c => (c.start, c.end)) ===
+      Seq((6L, 8L), (9L, 10L)))
     assert(LogSegment.plan(l, 4).checkpoint.isEmpty)
     assert(LogSegment.plan(l, 4).compactions.isEmpty)
   }
@@ -63,7 +77,8 @@ class LogSegmentSuite extends AnyFunSuite {
   }
 
   test("an excluded (unreadable) checkpoint makes the plan fall back to an older base") {
-    val l = listing(commits(0 to 6) ++ Seq(f"${2}%020d.checkpoint.parquet", f"${4}%020d.checkpoint.parquet"): _*)
+    val l = listing(commits(0 to 6) ++
+      Seq(f"${2}%020d.checkpoint.parquet", f"${4}%020d.checkpoint.parquet"): _*)
     val newest = LogSegment.plan(l, 6).checkpoint.get
     assert(LogSegment.plan(l, 6, Set(newest)).checkpointVersion === 2)
   }

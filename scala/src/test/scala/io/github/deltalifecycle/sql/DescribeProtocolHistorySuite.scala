@@ -18,23 +18,34 @@ class DescribeProtocolHistorySuite extends AnyFunSuite with LifecycleSparkSessio
   private def protocolsOnDisk(path: String): Map[Long, (Int, Int)] = {
     val log = new File(path, "_delta_log")
     log.listFiles().filter(_.getName.matches("\\d{20}\\.json")).sortBy(_.getName).flatMap { f =>
-      Files.readAllLines(f.toPath).asScala.map(JsonUtils.mapper.readTree).find(_.has("protocol")).map { p =>
+      Files.readAllLines(
+        f.toPath
+      ).asScala.map(JsonUtils.mapper.readTree).find(_.has("protocol")).map { p =>
         f.getName.take(20).toLong ->
-          (p.get("protocol").get("minReaderVersion").asInt(), p.get("protocol").get("minWriterVersion").asInt())
+          (
+            p.get("protocol").get("minReaderVersion").asInt(),
+            p.get("protocol").get("minWriterVersion").asInt()
+          )
       }
     }.toMap
   }
 
-  private def strings(row: Row, field: String): Seq[String] = row.getSeq[String](row.fieldIndex(field))
+  private def strings(row: Row, field: String): Seq[String] =
+    row.getSeq[String](row.fieldIndex(field))
 
-  private def history(table: String): Seq[Row] = spark.sql(s"DESCRIBE PROTOCOL HISTORY $table").collect().toSeq
+  private def history(table: String): Seq[Row] =
+    spark.sql(s"DESCRIBE PROTOCOL HISTORY $table").collect().toSeq
 
   test("one row per version, with the protocol each commit put in force") {
     val path = newTableDir("gains-features")
     spark.range(5).write.format("delta").save(path)
-    spark.sql(s"ALTER TABLE delta.`$path` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    spark.sql(
+      s"ALTER TABLE delta.`$path` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    )
     spark.range(5, 8).write.format("delta").mode("append").save(path)
-    spark.sql(s"ALTER TABLE delta.`$path` SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')")
+    spark.sql(
+      s"ALTER TABLE delta.`$path` SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')"
+    )
 
     val rows = history(s"delta.`$path`")
     assert(rows.map(_.getAs[Long]("version")) === (0L to 3L))
@@ -51,15 +62,21 @@ class DescribeProtocolHistorySuite extends AnyFunSuite with LifecycleSparkSessio
     assert(rows.forall(strings(_, "compactions").isEmpty))
   }
 
-  test("checkpoints are reported, and history starts at the oldest checkpoint once old commits are gone") {
+  test(
+    "checkpoints are reported, and history starts at the oldest checkpoint once old commits are gone"
+  ) {
     val path = newTableDir("checkpointed")
     spark.range(1).write.format("delta").save(path)
     spark.sql(s"ALTER TABLE delta.`$path` SET TBLPROPERTIES ('delta.checkpointInterval' = '2')")
     (1 to 3).foreach(i => spark.range(i, i + 1).write.format("delta").mode("append").save(path))
     val rows = history(s"delta.`$path`")
-    val checkpointed = rows.filter(_.getAs[String]("checkpoint") != null).map(_.getAs[Long]("version"))
+    val checkpointed =
+      rows.filter(_.getAs[String]("checkpoint") != null).map(_.getAs[Long]("version"))
     assert(checkpointed === Seq(2L, 4L))
-    assert(rows.filter(_.getAs[String]("checkpoint") != null).forall(_.getAs[String]("checkpoint") == "classic"))
+    assert(
+      rows.filter(_.getAs[String]("checkpoint") != null).forall(_.getAs[String]("checkpoint") ==
+        "classic")
+    )
 
     // Drop commits 0..1: version 2 (a checkpoint) is now the oldest reconstructable version.
     Seq(0, 1).foreach(v => new File(path, f"_delta_log/$v%020d.json").delete())
@@ -108,6 +125,7 @@ class DescribeProtocolHistorySuite extends AnyFunSuite with LifecycleSparkSessio
     assert(spark.sql(s"DESCRIBE HISTORY delta.`$path`").count() === 1)
     assert(spark.sql("SELECT 1 AS one").collect().head.getInt(0) === 1)
     assert(spark.sql(s"desc protocol history delta.`$path`;").count() === 1)
-    assert(spark.sql(s"/* why */ DESCRIBE -- comment\n PROTOCOL HISTORY delta.`$path`").count() === 1)
+    assert(spark.sql(s"/* why */ DESCRIBE -- comment\n PROTOCOL HISTORY delta.`$path`").count() ===
+      1)
   }
 }

@@ -9,27 +9,37 @@ import org.apache.spark.sql.delta.DeltaConfigs
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 
 /** One log file that cleanup deletes, or would delete but keeps, and why. */
-final case class CleanupEntry(path: Path, kind: String, version: Long, sizeInBytes: Long, keptBecause: Option[String]) {
+final case class CleanupEntry(
+    path: Path,
+    kind: String,
+    version: Long,
+    sizeInBytes: Long,
+    keptBecause: Option[String]
+) {
   def deleted: Boolean = keptBecause.isEmpty
 }
 
 /**
- * What a cleanup does: `cutoffCheckpoint` is the newest checkpoint old enough to start the
- * retained history from; `entries` are the expired files in deletion order, with the ones
- * checkpoint protection keeps marked as kept.
+ * What a cleanup does: `cutoffCheckpoint` is the newest checkpoint old enough to start the retained
+ * history from; `entries` are the expired files in deletion order, with the ones checkpoint
+ * protection keeps marked as kept.
  */
-final case class CleanupPlan(cutoffCheckpoint: Option[Long], protectedBefore: Option[Long], entries: Vector[CleanupEntry]) {
+final case class CleanupPlan(
+    cutoffCheckpoint: Option[Long],
+    protectedBefore: Option[Long],
+    entries: Vector[CleanupEntry]
+) {
   def toDelete: Vector[CleanupEntry] = entries.filter(_.deleted)
 }
 
 /**
- * Metadata cleanup (PROTOCOL.md, "Metadata Cleanup") that obeys the Checkpoint Protection
- * RFC's writer rules:
- *  - (a) checkpoints before `delta.requireCheckpointProtectionBeforeVersion` stay, unless the
- *    cleanup removes every version before it in one pass;
- *  - (c) versions whose protocol this client does not support are cleaned up only in such a
- *    single pass up to the boundary;
- *  - (d) commits go before the checkpoints they lead to.
+ * Metadata cleanup (PROTOCOL.md, "Metadata Cleanup") that obeys the Checkpoint Protection RFC's
+ * writer rules:
+ *   - (a) checkpoints before `delta.requireCheckpointProtectionBeforeVersion` stay, unless the
+ *     cleanup removes every version before it in one pass;
+ *   - (c) versions whose protocol this client does not support are cleaned up only in such a single
+ *     pass up to the boundary;
+ *   - (d) commits go before the checkpoints they lead to.
  * Rule (b) does not arise: cleanup writes no checkpoint.
  */
 object LogCleanup extends Logging {
@@ -45,9 +55,9 @@ object LogCleanup extends Logging {
     else metadata.configuration.get(ProtectionProperty).flatMap(_.toLongOption).filter(_ > 0)
 
   /**
-   * Plans the cleanup of everything older than `retentionMillis` before `nowMillis`
-   * (or the table's own retention). Reads only the listing and, when protection could
-   * block the cleanup, the protocols of the versions it would remove.
+   * Plans the cleanup of everything older than `retentionMillis` before `nowMillis` (or the table's
+   * own retention). Reads only the listing and, when protection could block the cleanup, the
+   * protocols of the versions it would remove.
    */
   def plan(log: TableLog, retentionMillis: Option[Long], nowMillis: Long): CleanupPlan = {
     val listing = log.listing()
@@ -55,15 +65,23 @@ object LogCleanup extends Logging {
     val (protocol, metadata) = log.protocolAndMetadataAt(latest, listing)
     // A feature this client does not know may have its own rules for which files must stay.
     if (!ClientSupport.isSupported(protocol))
-      throw LifecycleErrors.unsupportedProtocol(latest, ClientSupport.unsupportedFeatures(protocol), "clean up the log")
+      throw LifecycleErrors.unsupportedProtocol(
+        latest,
+        ClientSupport.unsupportedFeatures(protocol),
+        "clean up the log"
+      )
     val retention = retentionMillis.getOrElse(tableRetentionMillis(metadata))
-    if (retention < 0) throw LifecycleErrors.invalidArgument(s"The retention must not be negative (got $retention ms).")
+    if (retention < 0) throw LifecycleErrors.invalidArgument(
+      s"The retention must not be negative (got $retention ms)."
+    )
     val protection = protectedBefore(protocol, metadata)
 
     // The newest commit such that it and every commit before it are older than the cut-off.
     val cutoffTime = nowMillis - retention
-    val cutoffCommit = listing.commits.takeWhile(_.status.getModificationTime <= cutoffTime).lastOption.map(_.version)
-    val cutoffCheckpoint = cutoffCommit.flatMap(c => listing.checkpoints.filter(_.version <= c).lastOption)
+    val cutoffCommit = listing.commits.takeWhile(_.status.getModificationTime <=
+      cutoffTime).lastOption.map(_.version)
+    val cutoffCheckpoint =
+      cutoffCommit.flatMap(c => listing.checkpoints.filter(_.version <= c).lastOption)
     cutoffCheckpoint match {
       case None => CleanupPlan(None, protection, Vector.empty)
       case Some(checkpoint) =>
@@ -73,13 +91,16 @@ object LogCleanup extends Logging {
           case Some(boundary) if cut < boundary =>
             unsupportedBefore(log, listing, cut) match {
               case Some((version, features)) =>
-                val reason = s"checkpoint protection: version $version uses ${features.toSeq.sorted.mkString(", ")}, " +
-                  s"which this client does not support, so the cleanup must remove every version before " +
-                  s"$boundary in one pass; the retention keeps version $cut"
+                val reason =
+                  s"checkpoint protection: version $version uses ${features.toSeq.sorted.mkString(", ")}, " +
+                    s"which this client does not support, so the cleanup must remove every version before " +
+                    s"$boundary in one pass; the retention keeps version $cut"
                 _ => Some(reason)
               case None =>
-                e => if (e.kind == "checkpoint") Some(s"checkpoint protection: checkpoints before version $boundary stay")
-                else None
+                e =>
+                  if (e.kind == "checkpoint")
+                    Some(s"checkpoint protection: checkpoints before version $boundary stay")
+                  else None
             }
           case _ => _ => None
         }
@@ -95,34 +116,50 @@ object LogCleanup extends Logging {
       try log.fs.delete(entry.path, false)
       catch { case _: FileNotFoundException => }
       FaultInjection.step(s"cleanLog.afterDelete.${i + 1}")
-      if ((i + 1) % step == 0) logInfo(s"Log cleanup of ${log.tablePath}: deleted ${i + 1} of ${toDelete.size} files")
+      if ((i + 1) % step == 0)
+        logInfo(s"Log cleanup of ${log.tablePath}: deleted ${i + 1} of ${toDelete.size} files")
       entry
     }
   }
 
   /**
-   * Files before the cut-off checkpoint, in the order they may be deleted: commits
-   * (oldest first), checksums, compactions starting at or before it, then checkpoints, so a
-   * crash part-way leaves the retained versions readable.
+   * Files before the cut-off checkpoint, in the order they may be deleted: commits (oldest first),
+   * checksums, compactions starting at or before it, then checkpoints, so a crash part-way leaves
+   * the retained versions readable.
    */
   private def expiredFiles(listing: LogListing, cut: Long): Vector[CleanupEntry] = {
     def entry(f: LogFile, kind: String, version: Long) =
       CleanupEntry(f.status.getPath, kind, version, f.status.getLen, None)
     listing.commits.filter(_.version < cut).map(c => entry(c, "commit", c.version)) ++
-      listing.checksums.values.toVector.filter(_.version < cut).sortBy(_.version).map(c => entry(c, "checksum", c.version)) ++
+      listing.checksums.values.toVector.filter(_.version < cut).sortBy(_.version).map(c =>
+        entry(c, "checksum", c.version)
+      ) ++
       listing.compactions.filter(_.start <= cut).map(c => entry(c, "compaction", c.start)) ++
-      listing.checkpoints.filter(_.version < cut).flatMap(c => c.files.map(f => entry(f, "checkpoint", c.version)))
+      listing.checkpoints.filter(_.version < cut).flatMap(c =>
+        c.files.map(f => entry(f, "checkpoint", c.version))
+      )
   }
 
-  /** The oldest version before `cut` whose protocol this client does not support, with the features it lacks. */
-  private def unsupportedBefore(log: TableLog, listing: LogListing, cut: Long): Option[(Long, Set[String])] = {
+  /**
+   * The oldest version before `cut` whose protocol this client does not support, with the features
+   * it lacks.
+   */
+  private def unsupportedBefore(
+      log: TableLog,
+      listing: LogListing,
+      cut: Long
+  ): Option[(Long, Set[String])] = {
     def check(version: Long, p: Protocol): Option[(Long, Set[String])] =
-      if (ClientSupport.isSupported(p)) None else Some((version, ClientSupport.unsupportedFeatures(p)))
+      if (ClientSupport.isSupported(p)) None
+      else Some((version, ClientSupport.unsupportedFeatures(p)))
     val earliest = listing.earliestReconstructableVersion
-    val atEarliest = if (earliest < cut) check(earliest, log.protocolAndMetadataAt(earliest, listing)._1) else None
+    val atEarliest =
+      if (earliest < cut) check(earliest, log.protocolAndMetadataAt(earliest, listing)._1) else None
     atEarliest.orElse {
       listing.commits.iterator.filter(_.version < cut).flatMap { c =>
-        ActionReader.readJsonSelected(log.readFs, c.status, Set("protocol")).iterator.collect { case p: Protocol => p }
+        ActionReader.readJsonSelected(log.readFs, c.status, Set("protocol")).iterator.collect {
+          case p: Protocol => p
+        }
           .flatMap(p => check(c.version, p))
       }.nextOption()
     }

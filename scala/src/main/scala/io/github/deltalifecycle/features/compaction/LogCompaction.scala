@@ -6,7 +6,13 @@ import scala.util.control.NonFatal
 import io.github.deltalifecycle.core._
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.delta.actions.{AddFile, DomainMetadata, Protocol, RemoveFile, SetTransaction}
+import org.apache.spark.sql.delta.actions.{
+  AddFile,
+  DomainMetadata,
+  Protocol,
+  RemoveFile,
+  SetTransaction
+}
 import org.apache.spark.sql.delta.storage.LogStore
 
 /** What compacting one range of commits did. */
@@ -18,29 +24,33 @@ final case class CompactionOutcome(
     actions: Int,
     bytesWritten: Long,
     inputBytes: Long,
-    status: CompactionStatus)
+    status: CompactionStatus
+)
 
 sealed abstract class CompactionStatus(val name: String)
 object CompactionStatus {
+
   /** This run wrote the file. */
   case object Written extends CompactionStatus("written")
+
   /** A readable compaction of exactly this range was already there (another compactor won). */
   case object AlreadyExists extends CompactionStatus("exists")
+
   /** Fewer than two commits to compact, or commits that change no table state. */
   case object NothingToCompact extends CompactionStatus("nothing-to-compact")
 }
 
 /**
- * Writes `<x>.<y>.compacted.json` log compactions (PROTOCOL.md, "Log Compaction Files"):
- * the reconciled actions of commits x..y, written once with put-if-absent through
- * delta-spark's LogStore, so a reader sees either no file or the complete file.
+ * Writes `<x>.<y>.compacted.json` log compactions (PROTOCOL.md, "Log Compaction Files"): the
+ * reconciled actions of commits x..y, written once with put-if-absent through delta-spark's
+ * LogStore, so a reader sees either no file or the complete file.
  */
 object LogCompaction extends Logging {
   private val Operation = "compact the log"
 
   /**
-   * The commits not yet covered by a checkpoint or by the chain of compactions a reader of
-   * the latest version would use, as (first, last); None when fewer than two remain.
+   * The commits not yet covered by a checkpoint or by the chain of compactions a reader of the
+   * latest version would use, as (first, last); None when fewer than two remain.
    */
   def pendingRange(listing: LogListing): Option[(Long, Long)] = {
     val latest = listing.latestVersion
@@ -60,9 +70,9 @@ object LogCompaction extends Logging {
   }
 
   /**
-   * Compacts commits `start` to `end` (both inclusive). Refuses ranges with missing commits,
-   * ranges that partly overlap an existing compaction, and ranges whose protocol this client
-   * does not fully support. `protocolAtEnd` saves a log read when the caller knows it.
+   * Compacts commits `start` to `end` (both inclusive). Refuses ranges with missing commits, ranges
+   * that partly overlap an existing compaction, and ranges whose protocol this client does not
+   * fully support. `protocolAtEnd` saves a log read when the caller knows it.
    */
   def compact(
       log: TableLog,
@@ -70,7 +80,8 @@ object LogCompaction extends Logging {
       listing: LogListing,
       start: Long,
       end: Long,
-      protocolAtEnd: Option[Protocol] = None): CompactionOutcome = {
+      protocolAtEnd: Option[Protocol] = None
+  ): CompactionOutcome = {
     validateRange(listing, start, end)
     val target = new Path(log.logPath, LogFiles.compactionFileName(start, end))
     listing.compactions.find(c => c.start == start && c.end == end) match {
@@ -91,7 +102,16 @@ object LogCompaction extends Logging {
     val inputBytes = commits.map(_.status.getLen).sum
     val lines = reconciled.result()
     if (lines.isEmpty) {
-      return CompactionOutcome(start, end, None, commits.size, 0, 0, inputBytes, CompactionStatus.NothingToCompact)
+      return CompactionOutcome(
+        start,
+        end,
+        None,
+        commits.size,
+        0,
+        0,
+        inputBytes,
+        CompactionStatus.NothingToCompact
+      )
     }
 
     FaultInjection.step("compactLog.beforeWrite")
@@ -104,56 +124,101 @@ object LogCompaction extends Logging {
     val written = log.fs.getFileStatus(target).getLen
     logInfo(s"Compacted ${commits.size} commits ($inputBytes bytes) of ${log.tablePath} into " +
       s"${target.getName} (${lines.size} actions, $written bytes)")
-    CompactionOutcome(start, end, Some(target), commits.size, lines.size, written, inputBytes, CompactionStatus.Written)
+    CompactionOutcome(
+      start,
+      end,
+      Some(target),
+      commits.size,
+      lines.size,
+      written,
+      inputBytes,
+      CompactionStatus.Written
+    )
   }
 
   private def validateRange(listing: LogListing, start: Long, end: Long): Unit = {
     if (start < 0) throw LifecycleErrors.invalidCompactionRange(start, end, "versions start at 0")
     if (end <= start) {
-      throw LifecycleErrors.invalidCompactionRange(start, end,
-        "a compaction covers at least two commits, so the first version must be lower than the last")
+      throw LifecycleErrors.invalidCompactionRange(
+        start,
+        end,
+        "a compaction covers at least two commits, so the first version must be lower than the last"
+      )
     }
     val latest = listing.latestVersion
     if (end > latest) {
-      throw LifecycleErrors.invalidCompactionRange(start, end, s"the latest version of the table is $latest")
+      throw LifecycleErrors.invalidCompactionRange(
+        start,
+        end,
+        s"the latest version of the table is $latest"
+      )
     }
     val missing = listing.missingCommits(start - 1, end)
     if (missing.nonEmpty) {
       val shown = missing.take(10).mkString(", ") + (if (missing.size > 10) ", ..." else "")
-      throw LifecycleErrors.invalidCompactionRange(start, end,
+      throw LifecycleErrors.invalidCompactionRange(
+        start,
+        end,
         s"the log no longer holds the commit files of versions [$shown] (cleaned up or lost); " +
-          "choose a range of retained commits")
+          "choose a range of retained commits"
+      )
     }
     listing.compactions
-      .find(c => c.start <= end && start <= c.end && !(start <= c.start && c.end <= end) &&
-        !(c.start == start && c.end == end))
+      .find(c =>
+        c.start <= end && start <= c.end && !(start <= c.start && c.end <= end) &&
+          !(c.start == start && c.end == end)
+      )
       .foreach { c =>
-        throw LifecycleErrors.compactionConflict(c.name,
-          s"versions $start to $end partly overlap it; choose a range that contains it or stays clear of it")
+        throw LifecycleErrors.compactionConflict(
+          c.name,
+          s"versions $start to $end partly overlap it; choose a range that contains it or stays clear of it"
+        )
       }
   }
 
   /** A compaction of the range exists: fine if it is complete, an error if it is damaged. */
-  private def alreadyThere(log: TableLog, target: Path, start: Long, end: Long, length: Long): CompactionOutcome = {
-    val readable = length > 0 && scala.util.Try(ActionReader.readJson(log.readFs, log.fs.getFileStatus(target)))
-      .toOption.exists(_.nonEmpty)
+  private def alreadyThere(
+      log: TableLog,
+      target: Path,
+      start: Long,
+      end: Long,
+      length: Long
+  ): CompactionOutcome = {
+    val readable = length > 0 &&
+      scala.util.Try(ActionReader.readJson(log.readFs, log.fs.getFileStatus(target)))
+        .toOption.exists(_.nonEmpty)
     if (!readable) {
-      throw LifecycleErrors.compactionConflict(target.getName,
+      throw LifecycleErrors.compactionConflict(
+        target.getName,
         s"a file of that name exists but is empty or unreadable ($length bytes). Readers ignore it and replay " +
-          "the commits instead, so it is safe to delete; delete it and run the compaction again")
+          "the commits instead, so it is safe to delete; delete it and run the compaction again"
+      )
     }
-    CompactionOutcome(start, end, Some(target), (end - start + 1).toInt, 0, 0, 0, CompactionStatus.AlreadyExists)
+    CompactionOutcome(
+      start,
+      end,
+      Some(target),
+      (end - start + 1).toInt,
+      0,
+      0,
+      0,
+      CompactionStatus.AlreadyExists
+    )
   }
 
   private def requireSupported(protocol: Protocol, version: Long): Unit =
     if (!ClientSupport.isSupported(protocol)) {
-      throw LifecycleErrors.unsupportedProtocol(version, ClientSupport.unsupportedFeatures(protocol), Operation)
+      throw LifecycleErrors.unsupportedProtocol(
+        version,
+        ClientSupport.unsupportedFeatures(protocol),
+        Operation
+      )
     }
 
   /**
-   * Action reconciliation over a range of commits, keeping each winning action's original
-   * JSON line. Unlike a snapshot it keeps tombstones: removes (they cancel files added
-   * before the range) and removed domain metadata (it cancels a domain set before it).
+   * Action reconciliation over a range of commits, keeping each winning action's original JSON
+   * line. Unlike a snapshot it keeps tombstones: removes (they cancel files added before the range)
+   * and removed domain metadata (it cancels a domain set before it).
    */
   private final class ReconciledLines(keys: FileKeys) {
     private var protocol: String = _
@@ -166,24 +231,24 @@ object LogCompaction extends Logging {
     def add(commit: CommitFile, line: LogLine): Unit = line.actionType match {
       case "commitInfo" | "cdc" => // provenance and change data, not table state
       case _ => line.action match {
-        case Some(a: AddFile) =>
-          val key = keys.of(a.path, a.deletionVector)
-          removes.remove(key)
-          adds.remove(key)
-          adds.put(key, line.text)
-        case Some(r: RemoveFile) =>
-          val key = keys.of(r.path, r.deletionVector)
-          adds.remove(key)
-          removes.remove(key)
-          removes.put(key, line.text)
-        case Some(p: Protocol) =>
-          requireSupported(p, commit.version)
-          protocol = line.text
-        case Some(_: org.apache.spark.sql.delta.actions.Metadata) => metadata = line.text
-        case Some(t: SetTransaction) => txns(t.appId) = line.text
-        case Some(d: DomainMetadata) => domains(d.domain) = line.text
-        case _ => throw LifecycleErrors.unsupportedAction(commit.name, line.actionType, Operation)
-      }
+          case Some(a: AddFile) =>
+            val key = keys.of(a.path, a.deletionVector)
+            removes.remove(key)
+            adds.remove(key)
+            adds.put(key, line.text)
+          case Some(r: RemoveFile) =>
+            val key = keys.of(r.path, r.deletionVector)
+            adds.remove(key)
+            removes.remove(key)
+            removes.put(key, line.text)
+          case Some(p: Protocol) =>
+            requireSupported(p, commit.version)
+            protocol = line.text
+          case Some(_: org.apache.spark.sql.delta.actions.Metadata) => metadata = line.text
+          case Some(t: SetTransaction) => txns(t.appId) = line.text
+          case Some(d: DomainMetadata) => domains(d.domain) = line.text
+          case _ => throw LifecycleErrors.unsupportedAction(commit.name, line.actionType, Operation)
+        }
     }
 
     def result(): Vector[String] = {

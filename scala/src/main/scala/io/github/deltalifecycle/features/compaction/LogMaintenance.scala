@@ -14,13 +14,16 @@ import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.storage.LogStore
 
 /**
- * Runs [[LogMaintenancePolicy]] after commits, on one background thread, so a commit
- * returns as soon as its file is written. Requests for a table that already has one queued
- * are merged: the queued run looks at the newest version anyway. A failed run is logged and
- * changes nothing the log depends on; the next commit retries.
+ * Runs [[LogMaintenancePolicy]] after commits, on one background thread, so a commit returns as
+ * soon as its file is written. Requests for a table that already has one queued are merged: the
+ * queued run looks at the newest version anyway. A failed run is logged and changes nothing the log
+ * depends on; the next commit retries.
  */
 object LogMaintenance extends Logging {
-  /** The extension's class name; the policy runs only for commits made in a session that loads it. */
+
+  /**
+   * The extension's class name; the policy runs only for commits made in a session that loads it.
+   */
   val ExtensionClassName = "io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension"
 
   private val executor = Executors.newSingleThreadExecutor(new ThreadFactory {
@@ -44,21 +47,29 @@ object LogMaintenance extends Logging {
           executor.execute { () =>
             queued.remove(key)
             try run(spark, TableLog.forPath(hadoopConf, tablePath), store)
-            catch { case NonFatal(e) => logWarning(s"Log maintenance of $tablePath failed; the next commit retries", e) }
-            finally running.decrementAndGet()
+            catch {
+              case NonFatal(e) =>
+                logWarning(s"Log maintenance of $tablePath failed; the next commit retries", e)
+            } finally running.decrementAndGet()
           }
         }
       }
-    } catch { case NonFatal(e) => logWarning(s"Log maintenance was not scheduled after $commitFile", e) }
+    } catch {
+      case NonFatal(e) => logWarning(s"Log maintenance was not scheduled after $commitFile", e)
+    }
 
   def enabledIn(spark: SparkSession): Boolean =
-    spark.conf.getOption("spark.sql.extensions").exists(_.split(",").map(_.trim).contains(ExtensionClassName)) &&
-      !spark.conf.getOption(PolicySettings.EnabledSessionKey).exists(_.trim.equalsIgnoreCase("false"))
+    spark.conf.getOption(
+      "spark.sql.extensions"
+    ).exists(_.split(",").map(_.trim).contains(ExtensionClassName)) &&
+      !spark.conf.getOption(
+        PolicySettings.EnabledSessionKey
+      ).exists(_.trim.equalsIgnoreCase("false"))
 
   /**
    * Applies the policy to the newest version of the table; returns what it did. The
-   * `logMaintenance.*` fault-injection steps read `spark`'s settings, because this runs on
-   * the maintenance thread, not the thread that committed.
+   * `logMaintenance.*` fault-injection steps read `spark`'s settings, because this runs on the
+   * maintenance thread, not the thread that committed.
    */
   def run(spark: SparkSession, log: TableLog, store: LogStore): MaintenanceAction = {
     def step(name: String): Unit = FaultInjection.step(s"logMaintenance.$name", Some(spark))
@@ -75,7 +86,8 @@ object LogMaintenance extends Logging {
         step("afterCompaction")
       case MaintenanceAction.Checkpoint(version) =>
         step("beforeCheckpoint")
-        // delta-spark writes the checkpoint; building the snapshot checks that it supports the protocol.
+        /* delta-spark writes the checkpoint; building the snapshot checks that it supports the
+         * protocol. */
         SparkSession.setActiveSession(spark)
         val deltaLog = DeltaLog.forTable(spark, log.tablePath)
         deltaLog.checkpoint(deltaLog.getSnapshotAt(version), None)

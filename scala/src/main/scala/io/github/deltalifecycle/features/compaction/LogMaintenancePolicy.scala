@@ -3,18 +3,23 @@ package io.github.deltalifecycle.features.compaction
 import io.github.deltalifecycle.core.{LogListing, LogSegment}
 
 /**
- * The knobs of the post-commit policy. Each is a table property, with a session
- * configuration (`spark.` + the property name) as the default for tables that do not set it.
- * The checkpoint interval is delta-spark's own `delta.checkpointInterval`: delta-spark's
- * checkpoint hook already checkpoints every that many commits and cannot be turned off, so
- * a second property for the same thing would only fight it.
+ * The knobs of the post-commit policy. Each is a table property, with a session configuration
+ * (`spark.` + the property name) as the default for tables that do not set it. The checkpoint
+ * interval is delta-spark's own `delta.checkpointInterval`: delta-spark's checkpoint hook already
+ * checkpoints every that many commits and cannot be turned off, so a second property for the same
+ * thing would only fight it.
  */
-final case class PolicySettings(compactionInterval: Int, largeCommitBytes: Long, checkpointInterval: Int)
+final case class PolicySettings(
+    compactionInterval: Int,
+    largeCommitBytes: Long,
+    checkpointInterval: Int
+)
 
 object PolicySettings {
   val CompactionIntervalKey = "deltaLifecycle.logCompaction.interval"
   val LargeCommitBytesKey = "deltaLifecycle.logCompaction.largeCommitBytes"
   val CheckpointIntervalKey = "delta.checkpointInterval"
+
   /** Session configuration only: turns the whole post-commit policy off. */
   val EnabledSessionKey = "spark.deltaLifecycle.logMaintenance.enabled"
 
@@ -22,20 +27,44 @@ object PolicySettings {
   val DefaultLargeCommitBytes: Long = 1L << 20
   val DefaultCheckpointInterval = 10
 
-  /** Reads the settings from the table properties, then the session, then the defaults; bad values fall back too. */
-  def resolve(tableProperties: Map[String, String], sessionConf: String => Option[String]): PolicySettings = {
-    def setting[T](key: String, parse: String => Option[T], default: T, sessionKey: Option[String]): T =
+  /**
+   * Reads the settings from the table properties, then the session, then the defaults; bad values
+   * fall back too.
+   */
+  def resolve(
+      tableProperties: Map[String, String],
+      sessionConf: String => Option[String]
+  ): PolicySettings = {
+    def setting[T](
+        key: String,
+        parse: String => Option[T],
+        default: T,
+        sessionKey: Option[String]
+    ): T =
       tableProperties.get(key).flatMap(parse)
         .orElse(sessionKey.flatMap(sessionConf).flatMap(parse))
         .getOrElse(default)
     PolicySettings(
-      compactionInterval = setting(CompactionIntervalKey, _.trim.toIntOption, DefaultCompactionInterval,
-        Some("spark." + CompactionIntervalKey)),
-      largeCommitBytes = setting(LargeCommitBytesKey, _.trim.toLongOption.filter(_ > 0), DefaultLargeCommitBytes,
-        Some("spark." + LargeCommitBytesKey)),
+      compactionInterval = setting(
+        CompactionIntervalKey,
+        _.trim.toIntOption,
+        DefaultCompactionInterval,
+        Some("spark." + CompactionIntervalKey)
+      ),
+      largeCommitBytes = setting(
+        LargeCommitBytesKey,
+        _.trim.toLongOption.filter(_ > 0),
+        DefaultLargeCommitBytes,
+        Some("spark." + LargeCommitBytesKey)
+      ),
       // delta-spark's own session default for the property applies at table creation only.
-      checkpointInterval = setting(CheckpointIntervalKey, _.trim.toIntOption.filter(_ > 0), DefaultCheckpointInterval,
-        None))
+      checkpointInterval = setting(
+        CheckpointIntervalKey,
+        _.trim.toIntOption.filter(_ > 0),
+        DefaultCheckpointInterval,
+        None
+      )
+    )
   }
 }
 
@@ -49,24 +78,29 @@ object MaintenanceAction {
 
 /**
  * Seed 004's "new rule", decided on a listing of the log after a commit:
- *  - a checkpoint every `delta.checkpointInterval` commits (delta-spark's own hook does it,
- *    so the policy leaves those versions alone);
- *  - a checkpoint as soon as a large commit lands: a commit file of at least
- *    `largeCommitBytes` bytes since the last checkpoint or compaction;
- *  - otherwise a compaction once `compactionInterval` small commits have piled up since
- *    the last checkpoint or compaction. An interval below 2, or not below the checkpoint
- *    interval, turns compactions off: a checkpoint would land before the compaction pays off.
+ *   - a checkpoint every `delta.checkpointInterval` commits (delta-spark's own hook does it, so the
+ *     policy leaves those versions alone);
+ *   - a checkpoint as soon as a large commit lands: a commit file of at least `largeCommitBytes`
+ *     bytes since the last checkpoint or compaction;
+ *   - otherwise a compaction once `compactionInterval` small commits have piled up since the last
+ *     checkpoint or compaction. An interval below 2, or not below the checkpoint interval, turns
+ *     compactions off: a checkpoint would land before the compaction pays off.
  */
 object LogMaintenancePolicy {
   def decide(listing: LogListing, settings: PolicySettings): MaintenanceAction = {
     val latest = listing.latestVersion
     if (latest <= 0 || latest % settings.checkpointInterval == 0) return MaintenanceAction.Nothing
-    val segment = scala.util.Try(LogSegment.plan(listing, latest)).getOrElse(return MaintenanceAction.Nothing)
+    val segment =
+      scala.util.Try(LogSegment.plan(listing, latest)).getOrElse(return MaintenanceAction.Nothing)
     val base = segment.maintainedThrough
     val pending = segment.commits.filter(_.version > base)
-    if (pending.exists(_.status.getLen >= settings.largeCommitBytes)) MaintenanceAction.Checkpoint(latest)
-    else if (settings.compactionInterval >= 2 && settings.compactionInterval < settings.checkpointInterval &&
-      pending.size >= settings.compactionInterval) {
+    if (pending.exists(_.status.getLen >= settings.largeCommitBytes))
+      MaintenanceAction.Checkpoint(latest)
+    else if (
+      settings.compactionInterval >= 2 &&
+      settings.compactionInterval < settings.checkpointInterval &&
+      pending.size >= settings.compactionInterval
+    ) {
       MaintenanceAction.Compact(base + 1, latest)
     } else MaintenanceAction.Nothing
   }

@@ -11,18 +11,25 @@ import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.storage.LogStore
 
 /**
- * Checkpoints on top of empty commits: the barrier of the Checkpoint Protection RFC, and the
- * fresh checkpoint the history-truncating drop starts its retained history from.
+ * Checkpoints on top of empty commits: the barrier of the Checkpoint Protection RFC, and the fresh
+ * checkpoint the history-truncating drop starts its retained history from.
  *
  * delta-spark writes the first checkpoint. An empty commit changes no state, so when the next
- * version is our own empty commit right after a classic single-file checkpoint, the barrier
- * copies that file to the new version instead of running another checkpoint job; the copy is
- * published by rename, so readers never see it half-written. Any other case (a concurrent
- * writer's commit in between, multi-part or V2 checkpoints) gets a checkpoint from delta-spark.
+ * version is our own empty commit right after a classic single-file checkpoint, the barrier copies
+ * that file to the new version instead of running another checkpoint job; the copy is published by
+ * rename, so readers never see it half-written. Any other case (a concurrent writer's commit in
+ * between, multi-part or V2 checkpoints) gets a checkpoint from delta-spark.
  */
-final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTableV2, progress: Progress) extends Logging {
+final class BarrierCheckpoints(
+    log: TableLog,
+    store: LogStore,
+    table: DeltaTableV2,
+    progress: Progress
+) extends Logging {
 
-  /** Commits `count` empty commits, each followed by a checkpoint; returns both lists of versions. */
+  /**
+   * Commits `count` empty commits, each followed by a checkpoint; returns both lists of versions.
+   */
   def write(count: Int): (Seq[Long], Seq[Long]) = {
     val commits = Seq.newBuilder[Long]
     val checkpoints = Seq.newBuilder[Long]
@@ -43,10 +50,19 @@ final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTable
     (commits.result(), checkpoints.result())
   }
 
-  /** One empty commit on top of the latest version, moved past whatever other writers commit meanwhile. */
+  /**
+   * One empty commit on top of the latest version, moved past whatever other writers commit
+   * meanwhile.
+   */
   def emptyCommit(): Long =
-    LogCommitter.commitRebasing(log, store, log.listing().latestVersion, "Empty Commit", Map.empty,
-      LogCommitter.movesPastAnything)(_ => Nil)
+    LogCommitter.commitRebasing(
+      log,
+      store,
+      log.listing().latestVersion,
+      "Empty Commit",
+      Map.empty,
+      LogCommitter.movesPastAnything
+    )(_ => Nil)
 
   /** An empty commit, then a checkpoint of the latest version; returns the checkpoint's version. */
   def checkpointOnEmptyCommit(): Long = {
@@ -59,7 +75,11 @@ final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTable
     val snapshot = table.update()
     table.checkpoint(snapshot)
     log.listing().checkpointsAt(snapshot.version).headOption.getOrElse(
-      throw LifecycleErrors.corruptLog(log.logPath.toString, s"delta-spark wrote no checkpoint for version ${snapshot.version}"))
+      throw LifecycleErrors.corruptLog(
+        log.logPath.toString,
+        s"delta-spark wrote no checkpoint for version ${snapshot.version}"
+      )
+    )
   }
 
   private def isCopyable(checkpoint: LogCheckpoint): Boolean =
@@ -72,12 +92,17 @@ final class BarrierCheckpoints(log: TableLog, store: LogStore, table: DeltaTable
     try {
       FileUtil.copy(log.fs, source, log.fs, temp, false, log.hadoopConf)
       FaultInjection.step("dropFeature.barrier.copy.beforeRename")
-      if (!log.fs.rename(temp, target)) throw new java.io.IOException(s"could not rename $temp to $target")
+      if (!log.fs.rename(temp, target))
+        throw new java.io.IOException(s"could not rename $temp to $target")
       log.listing().checkpointsAt(version).head
     } catch {
       case NonFatal(e) =>
-        logWarning(s"Copying checkpoint ${from.version} to version $version failed; delta-spark writes it instead", e)
-        try log.fs.delete(temp, false) catch { case NonFatal(_) => }
+        logWarning(
+          s"Copying checkpoint ${from.version} to version $version failed; delta-spark writes it instead",
+          e
+        )
+        try log.fs.delete(temp, false)
+        catch { case NonFatal(_) => }
         checkpointLatest()
     }
   }

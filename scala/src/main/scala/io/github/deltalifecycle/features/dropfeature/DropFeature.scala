@@ -14,12 +14,15 @@ import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
- * What a drop did, or (status `planned`) would do. Versions are those the drop wrote or, for
- * a plan, will write if no other writer commits meanwhile.
+ * What a drop did, or (status `planned`) would do. Versions are those the drop wrote or, for a
+ * plan, will write if no other writer commits meanwhile.
  *
- * @param protectedBefore            `delta.requireCheckpointProtectionBeforeVersion` afterwards
- * @param readableWithoutFeatureFrom the first version a client without the feature can read
- * @param historyTruncatedBefore     the earliest version left after truncating history
+ * @param protectedBefore
+ *   `delta.requireCheckpointProtectionBeforeVersion` afterwards
+ * @param readableWithoutFeatureFrom
+ *   the first version a client without the feature can read
+ * @param historyTruncatedBefore
+ *   the earliest version left after truncating history
  */
 final case class DropFeatureResult(
     feature: String,
@@ -32,20 +35,26 @@ final case class DropFeatureResult(
     checkpointVersions: Seq[Long],
     protectedBefore: Option[Long],
     readableWithoutFeatureFrom: Option[Long],
-    historyTruncatedBefore: Option[Long])
+    historyTruncatedBefore: Option[Long]
+)
 
 /**
  * `ALTER TABLE t DROP FEATURE f [TRUNCATE HISTORY] [DRY RUN]`.
  *
- * The fast drop (seeds 000/001): prepare with delta-spark's pre-downgrade command for the
- * feature (disable it, rewrite what still uses it), write the barrier of protected
- * checkpoints, commit the protocol without the feature plus `checkpointProtection` and the
- * boundary, and checkpoint the new version. The history-truncating drop (seed 003): prepare,
- * then wait out `delta.dropFeatureTruncateHistory.retentionDuration`, truncate history and
- * downgrade. Every step is a commit of its own and each starts from the latest version, so
- * a re-run after a crash or a conflict carries on where the last run stopped.
+ * The fast drop (seeds 000/001): prepare with delta-spark's pre-downgrade command for the feature
+ * (disable it, rewrite what still uses it), write the barrier of protected checkpoints, commit the
+ * protocol without the feature plus `checkpointProtection` and the boundary, and checkpoint the new
+ * version. The history-truncating drop (seed 003): prepare, then wait out
+ * `delta.dropFeatureTruncateHistory.retentionDuration`, truncate history and downgrade. Every step
+ * is a commit of its own and each starts from the latest version, so a re-run after a crash or a
+ * conflict carries on where the last run stopped.
  */
-final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Option[CatalogTable], displayName: String) {
+final class DropFeature(
+    spark: SparkSession,
+    tablePath: Path,
+    catalogTable: Option[CatalogTable],
+    displayName: String
+) {
   import DropFeature._
 
   private val log = TableLog.forPath(SparkInternals.newHadoopConf(spark), tablePath)
@@ -75,22 +84,41 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
 
   // ---- fast drop ----------------------------------------------------------------------
 
-  private def dropFast(feature: Droppable, snapshot: LogSnapshot, preparation: Seq[DropStep], dryRun: Boolean): DropFeatureResult = {
+  private def dropFast(
+      feature: Droppable,
+      snapshot: LogSnapshot,
+      preparation: Seq[DropStep],
+      dryRun: Boolean
+  ): DropFeatureResult = {
     val barrier = DroppableFeatures.needsBarrier(feature)
     val start = snapshot.version
     val prepared = start + preparation.map(_.commits).sum
     val plannedDowngrade = prepared + (if (barrier) BarrierSize else 0) + 1
     val steps = preparation ++
-      Option.when(barrier)(DropStep(s"write $BarrierSize empty commits, each with a checkpoint: the protected barrier", BarrierSize)) ++
+      Option.when(barrier)(DropStep(
+        s"write $BarrierSize empty commits, each with a checkpoint: the protected barrier",
+        BarrierSize
+      )) ++
       Seq(DropStep(downgradeDescription(feature, barrier, plannedDowngrade), 1)) ++
       Option.when(barrier)(DropStep("checkpoint the downgraded version", 0))
 
     if (dryRun) {
-      val checkpoints = if (barrier) (prepared + 1 to prepared + BarrierSize) :+ plannedDowngrade else Nil
-      return result(feature, Fast, Planned, steps, preparation.map(_.files).sum, preparation.map(_.bytes).sum,
-        start + 1 to plannedDowngrade, checkpoints,
-        protectedBefore = if (barrier) Some(plannedDowngrade) else LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata),
-        readableFrom = readableWithoutFeatureFrom(feature, plannedDowngrade), truncatedBefore = None)
+      val checkpoints =
+        if (barrier) (prepared + 1 to prepared + BarrierSize) :+ plannedDowngrade else Nil
+      return result(
+        feature,
+        Fast,
+        Planned,
+        steps,
+        preparation.map(_.files).sum,
+        preparation.map(_.bytes).sum,
+        start + 1 to plannedDowngrade,
+        checkpoints,
+        protectedBefore = if (barrier) Some(plannedDowngrade)
+        else LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata),
+        readableFrom = readableWithoutFeatureFrom(feature, plannedDowngrade),
+        truncatedBefore = None
+      )
     }
 
     val progress = new Progress(spark, s"DROP FEATURE ${feature.name} on $displayName", steps.size)
@@ -117,8 +145,19 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
           Seq(new BarrierCheckpoints(log, store, table, progress).checkpointLatest().version)
         }
       val after = log.latestSnapshot()
-      result(feature, Fast, Dropped, steps, files, bytes, start + 1 to downgrade, barrierCheckpoints ++ finalCheckpoint,
-        LogCleanup.protectedBefore(after.protocol, after.metadata), readableWithoutFeatureFrom(feature, downgrade), None)
+      result(
+        feature,
+        Fast,
+        Dropped,
+        steps,
+        files,
+        bytes,
+        start + 1 to downgrade,
+        barrierCheckpoints ++ finalCheckpoint,
+        LogCleanup.protectedBefore(after.protocol, after.metadata),
+        readableWithoutFeatureFrom(feature, downgrade),
+        None
+      )
     } finally progress.done()
   }
 
@@ -130,24 +169,41 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
   // A client without a reader-writer feature reads from the downgrade on; a writer feature
   // never stopped anyone from reading.
   private def readableWithoutFeatureFrom(feature: Droppable, downgrade: Long): Option[Long] =
-    if (feature.isReaderWriterFeature) Some(downgrade) else Some(log.listing().earliestReconstructableVersion)
+    if (feature.isReaderWriterFeature) Some(downgrade)
+    else Some(log.listing().earliestReconstructableVersion)
 
   // ---- history-truncating drop ----------------------------------------------------------
 
   private def dropWithHistoryTruncation(
-      feature: Droppable, snapshot: LogSnapshot, preparation: Seq[DropStep], dryRun: Boolean): DropFeatureResult = {
+      feature: Droppable,
+      snapshot: LogSnapshot,
+      preparation: Seq[DropStep],
+      dryRun: Boolean
+  ): DropFeatureResult = {
     val retentionMillis = DropTableFeatureUtils.truncateHistoryLogRetentionMillis(snapshot.metadata)
     val start = snapshot.version
     val command = truncateHistoryCommand(feature)
     // delta-spark's own check of the latest version decides whether preparation is still due.
     if (!feature.validateDropInvariants(table, table.update())) {
       val checkpointVersion = start + preparation.map(_.commits).sum + 1
-      val steps = preparation :+ DropStep("write an empty commit with a checkpoint to start the retained history from", 1) :+
+      val steps = preparation :+
+        DropStep("write an empty commit with a checkpoint to start the retained history from", 1) :+
         DropStep(s"stop: run the command again after ${retentionText(snapshot.metadata)}", 0)
-      if (dryRun) return result(feature, TruncateHistory, Planned, steps, preparation.map(_.files).sum,
-        preparation.map(_.bytes).sum, start + 1 to checkpointVersion, Seq(checkpointVersion),
-        LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata), None, None)
-      val progress = new Progress(spark, s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName", 2)
+      if (dryRun) return result(
+        feature,
+        TruncateHistory,
+        Planned,
+        steps,
+        preparation.map(_.files).sum,
+        preparation.map(_.bytes).sum,
+        start + 1 to checkpointVersion,
+        Seq(checkpointVersion),
+        LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata),
+        None,
+        None
+      )
+      val progress =
+        new Progress(spark, s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName", 2)
       try {
         progress.start(s"prepare (${describe(preparation)})")
         feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
@@ -156,27 +212,50 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
         val barrier = new BarrierCheckpoints(log, store, table, progress)
         barrier.checkpointOnEmptyCommit()
       } finally progress.done()
-      throw LifecycleErrors.waitForRetention(feature.name, "the history still holds versions that use it",
-        System.currentTimeMillis() + retentionMillis, retentionText(snapshot.metadata), command)
+      throw LifecycleErrors.waitForRetention(
+        feature.name,
+        "the history still holds versions that use it",
+        System.currentTimeMillis() + retentionMillis,
+        retentionText(snapshot.metadata),
+        command
+      )
     }
 
     val listing = log.listing()
     val needsCheckpoint = listing.checkpointsAt(start).isEmpty
     val downgradeVersion = start + (if (needsCheckpoint) 1 else 0) + 1
-    val steps = Option.when(needsCheckpoint)(DropStep("write an empty commit with a checkpoint to start the retained history from", 1)).toSeq ++
-      Seq(DropStep(s"delete the history older than ${retentionText(snapshot.metadata)}", 0),
+    val steps = Option.when(needsCheckpoint)(DropStep(
+      "write an empty commit with a checkpoint to start the retained history from",
+      1
+    )).toSeq ++
+      Seq(
+        DropStep(s"delete the history older than ${retentionText(snapshot.metadata)}", 0),
         DropStep(s"check that no retained version uses ${feature.name}", 0),
         DropStep(downgradeDescription(feature, barrier = false, downgradeVersion), 1),
-        DropStep("checkpoint the downgraded version", 0))
+        DropStep("checkpoint the downgraded version", 0)
+      )
     if (dryRun) {
       val plan = LogCleanup.plan(log, Some(retentionMillis), System.currentTimeMillis())
-      return result(feature, TruncateHistory, Planned, steps, 0, 0, start + 1 to downgradeVersion,
+      return result(
+        feature,
+        TruncateHistory,
+        Planned,
+        steps,
+        0,
+        0,
+        start + 1 to downgradeVersion,
         (if (needsCheckpoint) Seq(start + 1) else Nil) :+ downgradeVersion,
-        LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata), Some(downgradeVersion),
-        plan.cutoffCheckpoint)
+        LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata),
+        Some(downgradeVersion),
+        plan.cutoffCheckpoint
+      )
     }
 
-    val progress = new Progress(spark, s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName", steps.size)
+    val progress = new Progress(
+      spark,
+      s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName",
+      steps.size
+    )
     try {
       val barrier = new BarrierCheckpoints(log, store, table, progress)
       val written = if (needsCheckpoint) {
@@ -189,9 +268,16 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       FaultInjection.step("dropFeature.truncateHistory.afterCleanup")
       progress.start(s"check the retained history for ${feature.name}")
       if (feature.historyContainsFeature(spark, table, table.update())) {
-        val readyAt = latestCheckpointCommitTime().map(_ + retentionMillis).getOrElse(System.currentTimeMillis() + retentionMillis)
-        throw LifecycleErrors.waitForRetention(feature.name, "retained versions still use it", readyAt,
-          retentionText(snapshot.metadata), command)
+        val readyAt = latestCheckpointCommitTime().map(
+          _ + retentionMillis
+        ).getOrElse(System.currentTimeMillis() + retentionMillis)
+        throw LifecycleErrors.waitForRetention(
+          feature.name,
+          "retained versions still use it",
+          readyAt,
+          retentionText(snapshot.metadata),
+          command
+        )
       }
       progress.start("commit the downgraded protocol")
       val downgrade = commitDowngrade(feature, protect = false, truncateHistory = true)
@@ -199,35 +285,75 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       progress.start("checkpoint the downgraded version")
       val checkpoint = barrier.checkpointLatest().version
       val after = log.latestSnapshot()
-      result(feature, TruncateHistory, Dropped, steps, 0, 0, start + 1 to downgrade, written :+ checkpoint,
-        LogCleanup.protectedBefore(after.protocol, after.metadata), Some(downgrade),
-        Some(log.listing().earliestReconstructableVersion))
+      result(
+        feature,
+        TruncateHistory,
+        Dropped,
+        steps,
+        0,
+        0,
+        start + 1 to downgrade,
+        written :+ checkpoint,
+        LogCleanup.protectedBefore(after.protocol, after.metadata),
+        Some(downgrade),
+        Some(log.listing().earliestReconstructableVersion)
+      )
     } finally progress.done()
   }
 
   /**
-   * checkpointProtection goes with everything before its boundary, in one pass (rule c):
-   * a checkpoint at or after the boundary must exist and be older than the truncation
-   * retention, then the cleanup cuts there and the downgrade removes feature and property.
+   * checkpointProtection goes with everything before its boundary, in one pass (rule c): a
+   * checkpoint at or after the boundary must exist and be older than the truncation retention, then
+   * the cleanup cuts there and the downgrade removes feature and property.
    */
-  private def dropCheckpointProtection(snapshot: LogSnapshot, dryRun: Boolean): DropFeatureResult = {
+  private def dropCheckpointProtection(
+      snapshot: LogSnapshot,
+      dryRun: Boolean
+  ): DropFeatureResult = {
     val feature = CheckpointProtectionTableFeature
     val retentionMillis = DropTableFeatureUtils.truncateHistoryLogRetentionMillis(snapshot.metadata)
     val boundary = LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata).getOrElse(0L)
     val listing = log.listing()
-    val truncated = listing.commits.forall(_.version >= boundary) && listing.checkpoints.forall(_.version >= boundary)
+    val truncated = listing.commits.forall(_.version >= boundary) &&
+      listing.checkpoints.forall(_.version >= boundary)
     val needsCheckpoint = !truncated && listing.checkpoints.forall(_.version < boundary)
     val start = snapshot.version
     val downgradeVersion = start + (if (needsCheckpoint) 1 else 0) + 1
-    val steps = Option.when(needsCheckpoint)(DropStep(s"write an empty commit with a checkpoint at or after version $boundary", 1)).toSeq ++
-      Option.when(!truncated)(DropStep(s"delete every log file before version $boundary in one pass", 0)).toSeq ++
-      Seq(DropStep(s"commit the protocol without checkpointProtection and unset ${LogCleanup.ProtectionProperty}", 1),
-        DropStep("checkpoint the downgraded version", 0))
-    if (dryRun) return result(feature, TruncateHistory, Planned, steps, 0, 0, start + 1 to downgradeVersion,
-      (if (needsCheckpoint) Seq(start + 1) else Nil) :+ downgradeVersion, None, Some(downgradeVersion), Some(boundary))
+    val steps = Option.when(needsCheckpoint)(DropStep(
+      s"write an empty commit with a checkpoint at or after version $boundary",
+      1
+    )).toSeq ++
+      Option.when(!truncated)(DropStep(
+        s"delete every log file before version $boundary in one pass",
+        0
+      )).toSeq ++
+      Seq(
+        DropStep(
+          s"commit the protocol without checkpointProtection and unset ${LogCleanup.ProtectionProperty}",
+          1
+        ),
+        DropStep("checkpoint the downgraded version", 0)
+      )
+    if (dryRun) return result(
+      feature,
+      TruncateHistory,
+      Planned,
+      steps,
+      0,
+      0,
+      start + 1 to downgradeVersion,
+      (if (needsCheckpoint) Seq(start + 1) else Nil) :+ downgradeVersion,
+      None,
+      Some(downgradeVersion),
+      Some(boundary)
+    )
 
     val command = truncateHistoryCommand(feature)
-    val progress = new Progress(spark, s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName", steps.size)
+    val progress = new Progress(
+      spark,
+      s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName",
+      steps.size
+    )
     try {
       val barrier = new BarrierCheckpoints(log, store, table, progress)
       val written = if (needsCheckpoint) {
@@ -238,11 +364,19 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
         progress.start(s"delete the history before version $boundary")
         val plan = LogCleanup.plan(log, Some(retentionMillis), System.currentTimeMillis())
         if (plan.cutoffCheckpoint.forall(_ < boundary)) {
-          val first = log.listing().checkpoints.find(_.version >= boundary).map(_.version).getOrElse(boundary)
-          val readyAt = log.listing().commit(first).map(_.status.getModificationTime).getOrElse(System.currentTimeMillis()) + retentionMillis
-          throw LifecycleErrors.waitForRetention(feature.name,
+          val first =
+            log.listing().checkpoints.find(_.version >= boundary).map(_.version).getOrElse(boundary)
+          val readyAt = log.listing().commit(
+            first
+          ).map(_.status.getModificationTime).getOrElse(System.currentTimeMillis()) +
+            retentionMillis
+          throw LifecycleErrors.waitForRetention(
+            feature.name,
             s"the versions from $boundary on are younger than the truncation retention, so the history before them cannot go yet",
-            readyAt, retentionText(snapshot.metadata), command)
+            readyAt,
+            retentionText(snapshot.metadata),
+            command
+          )
         }
         LogCleanup.execute(log, plan)
       }
@@ -250,20 +384,34 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       val downgrade = commitDowngrade(feature, protect = false, truncateHistory = true)
       progress.start("checkpoint the downgraded version")
       val checkpoint = barrier.checkpointLatest().version
-      result(feature, TruncateHistory, Dropped, steps, 0, 0, start + 1 to downgrade, written :+ checkpoint, None,
-        Some(downgrade), Some(log.listing().earliestReconstructableVersion))
+      result(
+        feature,
+        TruncateHistory,
+        Dropped,
+        steps,
+        0,
+        0,
+        start + 1 to downgrade,
+        written :+ checkpoint,
+        None,
+        Some(downgrade),
+        Some(log.listing().earliestReconstructableVersion)
+      )
     } finally progress.done()
   }
 
   // ---- shared -----------------------------------------------------------------------------
 
   /**
-   * The downgrade commit, on top of the latest version: checked and computed from that
-   * version, committed put-if-absent, and redone from the new latest version when another
-   * writer commits first. Writers that started before it fail their own conflict check on the
-   * protocol change.
+   * The downgrade commit, on top of the latest version: checked and computed from that version,
+   * committed put-if-absent, and redone from the new latest version when another writer commits
+   * first. Writers that started before it fail their own conflict check on the protocol change.
    */
-  private def commitDowngrade(feature: Droppable, protect: Boolean, truncateHistory: Boolean): Long = {
+  private def commitDowngrade(
+      feature: Droppable,
+      protect: Boolean,
+      truncateHistory: Boolean
+  ): Long = {
     var attempt = 1
     while (true) {
       val snapshot = table.update()
@@ -271,29 +419,47 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
       if (!isProtection && !feature.validateDropInvariants(table, snapshot))
         throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
       val protocol =
-        if (protect) snapshot.protocol.denormalized.withFeature(CheckpointProtectionTableFeature).removeFeature(feature)
+        if (protect) snapshot.protocol.denormalized.withFeature(
+          CheckpointProtectionTableFeature
+        ).removeFeature(feature)
         else snapshot.protocol.removeFeature(feature)
       val operation = DeltaOperations.DropTableFeature(feature.name, truncateHistory)
       // Appends that land meanwhile are moved past (the protection boundary is the version
       // the commit gets); anything else is checked again from the new latest version.
-      try return LogCommitter.commitRebasing(log, store, snapshot.version, operation.name, operation.parameters) { version =>
-        val metadata = downgradedMetadata(feature, snapshot.metadata, protect, version)
-        Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
-          feature.actionsToIncludeAtDowngradeCommit(snapshot)
-      }
+      try return LogCommitter.commitRebasing(
+          log,
+          store,
+          snapshot.version,
+          operation.name,
+          operation.parameters
+        ) { version =>
+          val metadata = downgradedMetadata(feature, snapshot.metadata, protect, version)
+          Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
+            feature.actionsToIncludeAtDowngradeCommit(snapshot)
+        }
       catch {
-        case e: DeltaLifecycleException if e.condition == LogCommitter.ConcurrentCommitCondition && attempt < MaxDowngradeAttempts =>
+        case e: DeltaLifecycleException
+            if e.condition == LogCommitter.ConcurrentCommitCondition &&
+              attempt < MaxDowngradeAttempts =>
           attempt += 1
       }
     }
     throw new IllegalStateException("unreachable")
   }
 
-  private def downgradedMetadata(feature: Droppable, metadata: Metadata, protect: Boolean, version: Long): Metadata = {
+  private def downgradedMetadata(
+      feature: Droppable,
+      metadata: Metadata,
+      protect: Boolean,
+      version: Long
+  ): Metadata = {
     val withoutProperties = DropTableFeatureUtils.getDowngradedProtocolMetadata(feature, metadata)
     if (DroppableFeatures.isCheckpointProtection(feature))
-      withoutProperties.copy(configuration = withoutProperties.configuration - LogCleanup.ProtectionProperty)
-    else if (protect) CheckpointProtectionTableFeature.metadataWithCheckpointProtection(withoutProperties, version)
+      withoutProperties.copy(configuration =
+        withoutProperties.configuration - LogCleanup.ProtectionProperty
+      )
+    else if (protect)
+      CheckpointProtectionTableFeature.metadataWithCheckpointProtection(withoutProperties, version)
     else withoutProperties
   }
 
@@ -313,33 +479,66 @@ final class DropFeature(spark: SparkSession, tablePath: Path, catalogTable: Opti
   // Only type widening needs this: delta-spark's own file filter, which reads Parquet footers.
   private def widenedFiles(): Seq[AddFile] = {
     val snapshot = table.update()
-    new DeltaRewriteTypeWideningOperation().filterFilesToReorg(spark, snapshot, snapshot.allFiles.collect().toSeq)
+    new DeltaRewriteTypeWideningOperation().filterFilesToReorg(
+      spark,
+      snapshot,
+      snapshot.allFiles.collect().toSeq
+    )
   }
 
   private def latestCheckpointCommitTime(): Option[Long] = {
     val listing = log.listing()
-    listing.checkpoints.lastOption.flatMap(c => listing.commit(c.version)).map(_.status.getModificationTime)
+    listing.checkpoints.lastOption.flatMap(c => listing.commit(c.version)).map(
+      _.status.getModificationTime
+    )
   }
 
   private def truncateHistoryCommand(feature: Droppable): String =
     s"ALTER TABLE $displayName DROP FEATURE ${feature.name} TRUNCATE HISTORY"
 
   private def retentionText(metadata: Metadata): String =
-    metadata.configuration.getOrElse("delta.dropFeatureTruncateHistory.retentionDuration", "interval 24 hours")
+    metadata.configuration.getOrElse(
+      "delta.dropFeatureTruncateHistory.retentionDuration",
+      "interval 24 hours"
+    )
 
   private def describe(steps: Seq[DropStep]): String =
     if (steps.isEmpty) "nothing to rewrite" else steps.map(_.description).mkString("; ")
 
   private def result(
-      feature: Droppable, mode: String, status: String, steps: Seq[DropStep], files: Long, bytes: Long,
-      commits: Seq[Long], checkpoints: Seq[Long], protectedBefore: Option[Long], readableFrom: Option[Long],
-      truncatedBefore: Option[Long]): DropFeatureResult =
-    DropFeatureResult(feature.name, mode, status, steps, files, bytes, commits, checkpoints, protectedBefore,
-      readableFrom, truncatedBefore)
+      feature: Droppable,
+      mode: String,
+      status: String,
+      steps: Seq[DropStep],
+      files: Long,
+      bytes: Long,
+      commits: Seq[Long],
+      checkpoints: Seq[Long],
+      protectedBefore: Option[Long],
+      readableFrom: Option[Long],
+      truncatedBefore: Option[Long]
+  ): DropFeatureResult =
+    DropFeatureResult(
+      feature.name,
+      mode,
+      status,
+      steps,
+      files,
+      bytes,
+      commits,
+      checkpoints,
+      protectedBefore,
+      readableFrom,
+      truncatedBefore
+    )
 }
 
 object DropFeature {
-  /** delta-spark's readers fall back up to two checkpoints; a third makes them give up before the boundary. */
+
+  /**
+   * delta-spark's readers fall back up to two checkpoints; a third makes them give up before the
+   * boundary.
+   */
   val BarrierSize = 3
   val Fast = "fast"
   val TruncateHistory = "truncate-history"

@@ -3,7 +3,12 @@ package io.github.deltalifecycle.features.dropfeature
 import java.util.Locale
 
 import io.github.deltalifecycle.core.{LifecycleErrors, LogSnapshot}
-import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, RemovableFeature, TableFeature}
+import org.apache.spark.sql.delta.{
+  CheckpointProtectionTableFeature,
+  DeltaConfigs,
+  RemovableFeature,
+  TableFeature
+}
 import org.apache.spark.sql.delta.actions.{AddFile, Protocol}
 import org.apache.spark.sql.delta.constraints.Constraints
 import org.apache.spark.sql.delta.sources.DeltaSQLConf
@@ -11,36 +16,57 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 /**
- * One step of a drop, planned or done: what it changes, how many commits it takes and how
- * much data it rewrites.
+ * One step of a drop, planned or done: what it changes, how many commits it takes and how much data
+ * it rewrites.
  */
 final case class DropStep(description: String, commits: Int, files: Long = 0L, bytes: Long = 0L)
 
 /**
- * The features DROP FEATURE removes, and what their preparation does to a given table state.
- * The preparation itself (disabling properties, rewriting data) is delta-spark's own
- * pre-downgrade command for the feature; this object predicts it for DRY RUN and the result.
+ * The features DROP FEATURE removes, and what their preparation does to a given table state. The
+ * preparation itself (disabling properties, rewriting data) is delta-spark's own pre-downgrade
+ * command for the feature; this object predicts it for DRY RUN and the result.
  */
 object DroppableFeatures {
   type Droppable = TableFeature with RemovableFeature
 
   /** In the order the docs list them. */
   val Names: Seq[String] = Seq(
-    "deletionVectors", "typeWidening", "typeWidening-preview", "v2Checkpoint", "coordinatedCommits-preview",
-    "checkpointProtection", "columnMapping", "checkConstraints", "inCommitTimestamp", "vacuumProtocolCheck")
+    "deletionVectors",
+    "typeWidening",
+    "typeWidening-preview",
+    "v2Checkpoint",
+    "coordinatedCommits-preview",
+    "checkpointProtection",
+    "columnMapping",
+    "checkConstraints",
+    "inCommitTimestamp",
+    "vacuumProtocolCheck"
+  )
 
   private val byLowerName: Map[String, Droppable] = Names.flatMap { name =>
-    TableFeature.featureNameToFeature(name).collect { case f: RemovableFeature => name.toLowerCase(Locale.ROOT) -> f }
+    TableFeature.featureNameToFeature(name).collect { case f: RemovableFeature =>
+      name.toLowerCase(Locale.ROOT) -> f
+    }
   }.toMap
 
   /** The feature named `name` (any case), or a typed error listing the droppable ones. */
   def lookup(name: String): Droppable = {
     // A redirect is removed with its own procedure, which brings the data back first.
-    if (io.github.deltalifecycle.features.redirect.RedirectMode.featureNames.exists(_.equalsIgnoreCase(name))) {
-      throw LifecycleErrors.redirectState(name, "a redirect feature is removed by ALTER TABLE ... UNSET REDIRECT, " +
-        "which first brings back everything written at the destination")
+    if (
+      io.github.deltalifecycle.features.redirect.RedirectMode.featureNames.exists(
+        _.equalsIgnoreCase(name)
+      )
+    ) {
+      throw LifecycleErrors.redirectState(
+        name,
+        "a redirect feature is removed by ALTER TABLE ... UNSET REDIRECT, " +
+          "which first brings back everything written at the destination"
+      )
     }
-    byLowerName.getOrElse(name.toLowerCase(Locale.ROOT), throw LifecycleErrors.unknownFeature(name, Names))
+    byLowerName.getOrElse(
+      name.toLowerCase(Locale.ROOT),
+      throw LifecycleErrors.unknownFeature(name, Names)
+    )
   }
 
   def isPresent(protocol: Protocol, feature: TableFeature): Boolean =
@@ -49,11 +75,14 @@ object DroppableFeatures {
   /** A reader-writer feature whose traces readers would replay: the drop needs a barrier. */
   def needsBarrier(feature: Droppable): Boolean = feature.requiresHistoryProtection
 
-  def isCheckpointProtection(feature: TableFeature): Boolean = feature == CheckpointProtectionTableFeature
+  def isCheckpointProtection(feature: TableFeature): Boolean = feature ==
+    CheckpointProtectionTableFeature
 
   /** Features in `protocol` that require `feature`, by name. */
   def dependents(protocol: Protocol, feature: Droppable): Seq[String] =
-    TableFeature.getDependentFeatures(feature).filter(protocol.isFeatureSupported).map(_.name).toSeq.sorted
+    TableFeature.getDependentFeatures(
+      feature
+    ).filter(protocol.isFeatureSupported).map(_.name).toSeq.sorted
 
   /**
    * Refuses, before anything is written, a drop that delta-spark's preparation would refuse
@@ -62,57 +91,87 @@ object DroppableFeatures {
   def checkDroppable(feature: Droppable, snapshot: LogSnapshot): Unit = feature.name match {
     case "checkConstraints" =>
       val names = Constraints.getCheckConstraintNames(snapshot.metadata)
-      if (names.nonEmpty) throw LifecycleErrors.featureInUse(feature.name,
+      if (names.nonEmpty) throw LifecycleErrors.featureInUse(
+        feature.name,
         s"the table has CHECK constraints ${names.mkString(", ")}. Drop them first with " +
-          s"ALTER TABLE ... DROP CONSTRAINT ${names.head}.")
+          s"ALTER TABLE ... DROP CONSTRAINT ${names.head}."
+      )
     case _ =>
   }
 
   /**
-   * The commits delta-spark's preparation makes for `feature` on `snapshot`, in order, with
-   * the files it rewrites, following delta-spark's pre-downgrade commands step by step.
-   * `widenedFiles` lists the files written with a narrower type than the schema's (it reads
-   * Parquet footers, so it runs only when the schema records type changes).
+   * The commits delta-spark's preparation makes for `feature` on `snapshot`, in order, with the
+   * files it rewrites, following delta-spark's pre-downgrade commands step by step. `widenedFiles`
+   * lists the files written with a narrower type than the schema's (it reads Parquet footers, so it
+   * runs only when the schema records type changes).
    */
-  def preparation(feature: Droppable, snapshot: LogSnapshot, widenedFiles: () => Seq[AddFile]): Seq[DropStep] = {
+  def preparation(
+      feature: Droppable,
+      snapshot: LogSnapshot,
+      widenedFiles: () => Seq[AddFile]
+  ): Seq[DropStep] = {
     val conf = snapshot.configuration
     def isTrue(key: String) = conf.get(key).exists(_.trim.equalsIgnoreCase("true"))
     def rewrite(what: String, files: Seq[AddFile]) =
-      Option.when(files.nonEmpty)(DropStep(s"$what: rewrite ${files.size} files", 1, files.size.toLong, files.map(_.size).sum))
+      Option.when(files.nonEmpty)(DropStep(
+        s"$what: rewrite ${files.size} files",
+        1,
+        files.size.toLong,
+        files.map(_.size).sum
+      ))
     feature.name match {
       case "deletionVectors" =>
         val withDvs = snapshot.activeFiles.filter(_.deletionVector != null)
         // delta-spark unsets the property whenever it finds any trace, set or not.
         Option.when(isTrue(DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key) || withDvs.nonEmpty)(
-          DropStep(s"unset ${DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key}", 1)).toSeq ++
+          DropStep(s"unset ${DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key}", 1)
+        ).toSeq ++
           rewrite("purge deletion vectors", withDvs) ++
           // delta-spark commits this step whenever it is on, even with no tombstone to add.
           Option.when(SQLConf.get.getConf(DeltaSQLConf.FAST_DROP_FEATURE_GENERATE_DV_TOMBSTONES))(
-            DropStep("record deletion-vector files as tombstones, so clients without the feature do not vacuum them", 1))
+            DropStep(
+              "record deletion-vector files as tombstones, so clients without the feature do not vacuum them",
+              1
+            )
+          )
       case "typeWidening" | "typeWidening-preview" =>
         val changed = hasTypeChanges(snapshot.metadata.schema)
         Option.when(isTrue(DeltaConfigs.ENABLE_TYPE_WIDENING.key) || changed)(
-          DropStep(s"unset ${DeltaConfigs.ENABLE_TYPE_WIDENING.key}", 1)).toSeq ++
-          (if (changed) rewrite("rewrite files written with a narrower type", widenedFiles()).toSeq ++
-            Seq(DropStep("remove the type-change records from the schema", 1))
-          else Nil)
+          DropStep(s"unset ${DeltaConfigs.ENABLE_TYPE_WIDENING.key}", 1)
+        ).toSeq ++
+          (if (changed)
+             rewrite("rewrite files written with a narrower type", widenedFiles()).toSeq ++
+               Seq(DropStep("remove the type-change records from the schema", 1))
+           else Nil)
       case "v2Checkpoint" =>
         val policy = conf.getOrElse(DeltaConfigs.CHECKPOINT_POLICY.key, "classic")
         Option.when(!policy.equalsIgnoreCase("classic"))(
-          DropStep(s"set ${DeltaConfigs.CHECKPOINT_POLICY.key} = classic", 1)).toSeq
+          DropStep(s"set ${DeltaConfigs.CHECKPOINT_POLICY.key} = classic", 1)
+        ).toSeq
       case "columnMapping" =>
         val mode = conf.getOrElse(DeltaConfigs.COLUMN_MAPPING_MODE.key, "none")
         if (mode.equalsIgnoreCase("none")) Nil
-        else Seq(DropStep(s"rewrite the table with logical column names and unset ${DeltaConfigs.COLUMN_MAPPING_MODE.key}",
-          1, snapshot.activeFiles.size.toLong, snapshot.sizeInBytes))
+        else Seq(DropStep(
+          s"rewrite the table with logical column names and unset ${DeltaConfigs.COLUMN_MAPPING_MODE.key}",
+          1,
+          snapshot.activeFiles.size.toLong,
+          snapshot.sizeInBytes
+        ))
       case "inCommitTimestamp" =>
-        val provenance = Seq(DeltaConfigs.IN_COMMIT_TIMESTAMP_ENABLEMENT_VERSION.key,
-          DeltaConfigs.IN_COMMIT_TIMESTAMP_ENABLEMENT_TIMESTAMP.key).filter(conf.contains)
+        val provenance = Seq(
+          DeltaConfigs.IN_COMMIT_TIMESTAMP_ENABLEMENT_VERSION.key,
+          DeltaConfigs.IN_COMMIT_TIMESTAMP_ENABLEMENT_TIMESTAMP.key
+        ).filter(conf.contains)
         Option.when(isTrue(DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key) || provenance.nonEmpty)(
-          DropStep(s"disable ${DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key} and remove its provenance properties", 1)).toSeq
+          DropStep(
+            s"disable ${DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key} and remove its provenance properties",
+            1
+          )
+        ).toSeq
       case "coordinatedCommits-preview" =>
         Option.when(conf.keys.exists(_.startsWith("delta.coordinatedCommits.")))(
-          DropStep("unset the commit-coordinator properties and backfill its commits", 1)).toSeq
+          DropStep("unset the commit-coordinator properties and backfill its commits", 1)
+        ).toSeq
       case _ => Nil
     }
   }
@@ -120,7 +179,8 @@ object DroppableFeatures {
   private val TypeChangesKey = "delta.typeChanges"
 
   private def hasTypeChanges(dataType: DataType): Boolean = dataType match {
-    case s: StructType => s.fields.exists(f => f.metadata.contains(TypeChangesKey) || hasTypeChanges(f.dataType))
+    case s: StructType =>
+      s.fields.exists(f => f.metadata.contains(TypeChangesKey) || hasTypeChanges(f.dataType))
     case a: ArrayType => hasTypeChanges(a.elementType)
     case m: MapType => hasTypeChanges(m.keyType) || hasTypeChanges(m.valueType)
     case _ => false

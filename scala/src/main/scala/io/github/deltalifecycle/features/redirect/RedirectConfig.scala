@@ -10,27 +10,38 @@ import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 import org.apache.spark.sql.delta.util.JsonUtils
 
 /** Which of the two redirect features a table uses. */
-sealed abstract class RedirectMode(val feature: String, val sqlName: String, val readerWriter: Boolean) {
+sealed abstract class RedirectMode(
+    val feature: String,
+    val sqlName: String,
+    val readerWriter: Boolean
+) {
   def property: String = "delta." + feature
 }
 
 object RedirectMode {
+
   /** Legacy clients can neither read nor write the source. */
-  case object ReaderWriter extends RedirectMode("redirectReaderWriter", "READER WRITER", readerWriter = true)
+  case object ReaderWriter
+      extends RedirectMode("redirectReaderWriter", "READER WRITER", readerWriter = true)
+
   /** Legacy clients read the source (as it was) and cannot write it. */
-  case object WriterOnly extends RedirectMode("redirectWriterOnly", "WRITER ONLY", readerWriter = false)
+  case object WriterOnly
+      extends RedirectMode("redirectWriterOnly", "WRITER ONLY", readerWriter = false)
 
   val all: Seq[RedirectMode] = Seq(ReaderWriter, WriterOnly)
 
   /** delta-spark's test-build spelling of the same features. */
   def previewFeature(mode: RedirectMode): String = mode.feature + "-preview"
 
-  /** Every feature name this project treats as a redirect feature (ours and delta-spark's previews). */
+  /**
+   * Every feature name this project treats as a redirect feature (ours and delta-spark's previews).
+   */
   val featureNames: Set[String] = all.flatMap(m => Seq(m.feature, previewFeature(m))).toSet
 }
 
 /** The RFC's states; a table without the property is NORMAL. */
 sealed abstract class RedirectState(val name: String) {
+
   /** Whether writes (data or metadata) are accepted anywhere while the table is in this state. */
   def acceptsWrites: Boolean = this == RedirectState.Ready
 }
@@ -55,31 +66,41 @@ sealed trait RedirectSpec {
 }
 
 object RedirectSpec {
-  /** A table at a Hadoop file system location, with no catalog involved (the RFC's "Object Store"). */
+
+  /**
+   * A table at a Hadoop file system location, with no catalog involved (the RFC's "Object Store").
+   */
   case class Location(uri: String) extends RedirectSpec {
     def describe: String = uri
   }
-  /** A table registered in the session catalog. `location` is where it lives (kept for readers that skip the catalog). */
+
+  /**
+   * A table registered in the session catalog. `location` is where it lives (kept for readers that
+   * skip the catalog).
+   */
   case class Table(name: String, location: Option[String]) extends RedirectSpec {
     def describe: String = name
   }
 }
 
-/** A NoRedirectRules entry: sessions whose application name is `appName` run `allowWrite` operations on the source. */
+/**
+ * A NoRedirectRules entry: sessions whose application name is `appName` run `allowWrite` operations
+ * on the source.
+ */
 case class NoRedirectRule(appName: String, allowWrite: Seq[String]) {
-  def describe: String = s"$appName: ${if (allowWrite.isEmpty) "(reads only)" else allowWrite.mkString(", ")}"
+  def describe: String =
+    s"$appName: ${if (allowWrite.isEmpty) "(reads only)" else allowWrite.mkString(", ")}"
   def allows(operation: String): Boolean = allowWrite.exists(_.equalsIgnoreCase(operation))
 }
 
 /**
- * The value of `delta.redirectReaderWriter` / `delta.redirectWriterOnly`; `mode` is the
- * property (and feature) it is stored under. Two additions of this project live inside the
- * free-form Spec:
- *  - `Mode`: while a redirect is being enabled it is always stored under the writer-only
- *    feature, so every client can still read the source (writes are blocked either way);
- *    `Mode` records the feature the redirect takes on at READY (`targetMode`).
- *  - `Role`: a destination marks itself "DESTINATION" while its redirect is dropped, so it
- *    is never mistaken for a source.
+ * The value of `delta.redirectReaderWriter` / `delta.redirectWriterOnly`; `mode` is the property
+ * (and feature) it is stored under. Two additions of this project live inside the free-form Spec:
+ *   - `Mode`: while a redirect is being enabled it is always stored under the writer-only feature,
+ *     so every client can still read the source (writes are blocked either way); `Mode` records the
+ *     feature the redirect takes on at READY (`targetMode`).
+ *   - `Role`: a destination marks itself "DESTINATION" while its redirect is dropped, so it is
+ *     never mistaken for a source.
  */
 case class RedirectConfig(
     mode: RedirectMode,
@@ -88,7 +109,8 @@ case class RedirectConfig(
     spec: RedirectSpec,
     noRedirectRules: Seq[NoRedirectRule],
     isDestinationMarker: Boolean = false,
-    targetModeOverride: Option[RedirectMode] = None) {
+    targetModeOverride: Option[RedirectMode] = None
+) {
 
   def targetMode: RedirectMode = targetModeOverride.getOrElse(mode)
 
@@ -126,7 +148,8 @@ case class RedirectConfig(
   def withState(s: RedirectState): RedirectConfig = copy(state = s)
 
   /** The same redirect stored under `m`'s property and feature. */
-  def storedAs(m: RedirectMode): RedirectConfig = copy(mode = m, targetModeOverride = Some(targetMode).filter(_ != m))
+  def storedAs(m: RedirectMode): RedirectConfig =
+    copy(mode = m, targetModeOverride = Some(targetMode).filter(_ != m))
 
   def ruleFor(appName: String): Option[NoRedirectRule] = noRedirectRules.find(_.appName == appName)
 }
@@ -134,13 +157,14 @@ case class RedirectConfig(
 object RedirectConfig {
   val ObjectStoreType = "Object Store"
   val SessionCatalogType = "Session Catalog"
+
   /** delta-spark's preview type; its spec is {"sourcePath", "destPath"}. */
   val PreviewPathType = "PathBasedRedirect"
   val DestinationRole = "DESTINATION"
 
   /**
-   * The redirect configured by `metadata`, if any. Both features' properties are read, in
-   * RFC and delta-spark preview spellings. More than one redirect property is an error.
+   * The redirect configured by `metadata`, if any. Both features' properties are read, in RFC and
+   * delta-spark preview spellings. More than one redirect property is an error.
    */
   def fromMetadata(metadata: Metadata, table: String): Option[RedirectConfig] = {
     val found = for {
@@ -151,37 +175,53 @@ object RedirectConfig {
     found match {
       case Seq() => None
       case Seq((mode, key, value)) => Some(parse(mode, value, s"$key of $table"))
-      case many => throw LifecycleErrors.invalidRedirect(s"the properties of $table",
-        s"${many.map(_._2).mkString(" and ")} are both set; a table has at most one redirect")
+      case many => throw LifecycleErrors.invalidRedirect(
+          s"the properties of $table",
+          s"${many.map(_._2).mkString(" and ")} are both set; a table has at most one redirect"
+        )
     }
   }
 
   /** Whether `protocol` names either redirect feature (in either spelling). */
   def protocolNames(protocol: Protocol): Set[String] =
-    (protocol.readerFeatureNames ++ protocol.writerFeatureNames).intersect(RedirectMode.featureNames)
+    (protocol.readerFeatureNames ++ protocol.writerFeatureNames).intersect(
+      RedirectMode.featureNames
+    )
 
   def parse(mode: RedirectMode, json: String, where: String): RedirectConfig = {
     val root =
       try JsonUtils.mapper.readTree(json)
-      catch { case NonFatal(e) => throw LifecycleErrors.invalidRedirect(where, s"the value is not JSON (${e.getMessage.linesIterator.next()})") }
-    if (root == null || !root.isObject) throw LifecycleErrors.invalidRedirect(where, "the value must be a JSON object")
+      catch {
+        case NonFatal(e) => throw LifecycleErrors.invalidRedirect(
+            where,
+            s"the value is not JSON (${e.getMessage.linesIterator.next()})"
+          )
+      }
+    if (root == null || !root.isObject)
+      throw LifecycleErrors.invalidRedirect(where, "the value must be a JSON object")
     def field(names: String*): Option[JsonNode] =
       names.iterator.map(root.get).find(n => n != null && !n.isNull)
     def text(node: JsonNode, what: String): String =
-      if (node.isTextual) node.asText else throw LifecycleErrors.invalidRedirect(where, s"$what must be a string")
+      if (node.isTextual) node.asText
+      else throw LifecycleErrors.invalidRedirect(where, s"$what must be a string")
 
     val redirectType = field("Type", "type").map(text(_, "Type"))
       .getOrElse(throw LifecycleErrors.invalidRedirect(where, "Type is missing"))
     val stateText = field("State", "state").map(text(_, "State"))
       .getOrElse(throw LifecycleErrors.invalidRedirect(where, "State is missing"))
-    val state = RedirectState.parse(stateText).getOrElse(throw LifecycleErrors.invalidRedirect(where,
-      s"unknown State '$stateText' (expected one of ${RedirectState.all.map(_.name).mkString(", ")})"))
+    val state = RedirectState.parse(stateText).getOrElse(throw LifecycleErrors.invalidRedirect(
+      where,
+      s"unknown State '$stateText' (expected one of ${RedirectState.all.map(_.name).mkString(", ")})"
+    ))
 
     // The RFC shows Spec as a JSON string holding an object; accept that and a plain object.
     val specNode: JsonNode = field("Spec", "spec") match {
       case Some(n) if n.isTextual && n.asText.trim.nonEmpty =>
         try JsonUtils.mapper.readTree(n.asText)
-        catch { case NonFatal(_) => throw LifecycleErrors.invalidRedirect(where, "Spec is a string but not JSON") }
+        catch {
+          case NonFatal(_) =>
+            throw LifecycleErrors.invalidRedirect(where, "Spec is a string but not JSON")
+        }
       case Some(n) if n.isObject => n
       case _ => JsonNodeFactory.instance.objectNode()
     }
@@ -191,34 +231,56 @@ object RedirectConfig {
     val spec: RedirectSpec = redirectType match {
       case t if t.equalsIgnoreCase(ObjectStoreType) =>
         RedirectSpec.Location(specText("Location").getOrElse(
-          throw LifecycleErrors.invalidRedirect(where, "Spec.Location is missing")))
+          throw LifecycleErrors.invalidRedirect(where, "Spec.Location is missing")
+        ))
       case t if t.equalsIgnoreCase(SessionCatalogType) =>
-        RedirectSpec.Table(specText("Table").getOrElse(
-          throw LifecycleErrors.invalidRedirect(where, "Spec.Table is missing")), specText("Location"))
+        RedirectSpec.Table(
+          specText("Table").getOrElse(
+            throw LifecycleErrors.invalidRedirect(where, "Spec.Table is missing")
+          ),
+          specText("Location")
+        )
       case PreviewPathType =>
         RedirectSpec.Location(specText("destPath").getOrElse(
-          throw LifecycleErrors.invalidRedirect(where, "spec.destPath is missing")))
-      case other => throw LifecycleErrors.invalidRedirect(where,
-        s"unknown Type '$other' (this client knows '$ObjectStoreType', '$SessionCatalogType' and '$PreviewPathType')")
+          throw LifecycleErrors.invalidRedirect(where, "spec.destPath is missing")
+        ))
+      case other => throw LifecycleErrors.invalidRedirect(
+          where,
+          s"unknown Type '$other' (this client knows '$ObjectStoreType', '$SessionCatalogType' and '$PreviewPathType')"
+        )
     }
     val isDestination = specText("Role").exists(_.equalsIgnoreCase(DestinationRole))
     val targetMode = specText("Mode").map { m =>
       RedirectMode.all.find(_.sqlName.equalsIgnoreCase(m.trim)).getOrElse(
-        throw LifecycleErrors.invalidRedirect(where, s"unknown Spec.Mode '$m' (expected READER WRITER or WRITER ONLY)"))
+        throw LifecycleErrors.invalidRedirect(
+          where,
+          s"unknown Spec.Mode '$m' (expected READER WRITER or WRITER ONLY)"
+        )
+      )
     }.filter(_ != mode)
 
     val rules = field("NoRedirectRules", "noRedirectRules") match {
       case None => Nil
-      case Some(n) if n.isArray => n.elements().asScala.toSeq.map { rule =>
-        val app = Option(rule.get("AppName")).orElse(Option(rule.get("appName"))).filter(_.isTextual).map(_.asText)
-          .getOrElse(throw LifecycleErrors.invalidRedirect(where, "a NoRedirectRules entry has no AppName"))
-        val ops = Option(rule.get("AllowWrite")).orElse(Option(rule.get("allowedOperations"))) match {
-          case None => Nil
-          case Some(a) if a.isArray => a.elements().asScala.map(_.asText).toSeq
-          case Some(_) => throw LifecycleErrors.invalidRedirect(where, s"AllowWrite of rule '$app' must be a list")
+      case Some(n) if n.isArray =>
+        n.elements().asScala.toSeq.map { rule =>
+          val app = Option(
+            rule.get("AppName")
+          ).orElse(Option(rule.get("appName"))).filter(_.isTextual).map(_.asText)
+            .getOrElse(throw LifecycleErrors.invalidRedirect(
+              where,
+              "a NoRedirectRules entry has no AppName"
+            ))
+          val ops =
+            Option(rule.get("AllowWrite")).orElse(Option(rule.get("allowedOperations"))) match {
+              case None => Nil
+              case Some(a) if a.isArray => a.elements().asScala.map(_.asText).toSeq
+              case Some(_) => throw LifecycleErrors.invalidRedirect(
+                  where,
+                  s"AllowWrite of rule '$app' must be a list"
+                )
+            }
+          NoRedirectRule(app, ops)
         }
-        NoRedirectRule(app, ops)
-      }
       case Some(_) => throw LifecycleErrors.invalidRedirect(where, "NoRedirectRules must be a list")
     }
     RedirectConfig(mode, redirectType, state, spec, rules, isDestination, targetMode)

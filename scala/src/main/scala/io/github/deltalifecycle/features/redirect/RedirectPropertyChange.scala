@@ -6,31 +6,52 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.storage.LogStore
 
 /**
- * A redirect property set or unset by hand (`ALTER TABLE ... SET/UNSET TBLPROPERTIES`).
- * delta-spark cannot commit it (the feature is outside its registry), so this class does,
- * after checking the change against the RFC's state machine:
- * NORMAL -> ENABLE-REDIRECT-IN-PROGRESS -> READY -> DROP-REDIRECT-IN-PROGRESS -> NORMAL,
- * where the two IN-PROGRESS states also accept updates of the value, and an unfinished
- * enable may go back to NORMAL. Moving data is not part of it: SET/UNSET REDIRECT do that.
+ * A redirect property set or unset by hand (`ALTER TABLE ... SET/UNSET TBLPROPERTIES`). delta-spark
+ * cannot commit it (the feature is outside its registry), so this class does, after checking the
+ * change against the RFC's state machine: NORMAL -> ENABLE-REDIRECT-IN-PROGRESS -> READY ->
+ * DROP-REDIRECT-IN-PROGRESS -> NORMAL, where the two IN-PROGRESS states also accept updates of the
+ * value, and an unfinished enable may go back to NORMAL. Moving data is not part of it: SET/UNSET
+ * REDIRECT do that.
  */
-final class RedirectPropertyChange(spark: SparkSession, ctx: RoutingContext, path: Path, displayName: String) {
+final class RedirectPropertyChange(
+    spark: SparkSession,
+    ctx: RoutingContext,
+    path: Path,
+    displayName: String
+) {
   private lazy val store = LogStore(spark)
 
   def run(key: String, newValue: Option[String]): RedirectResult = {
-    val mode = RedirectMode.all.find(m => m.property == key).getOrElse(throw LifecycleErrors.invalidArgument(
-      s"$key is delta-spark's preview spelling; this client writes ${RedirectMode.all.map(_.property).mkString(" or ")}."))
+    val mode =
+      RedirectMode.all.find(m => m.property == key).getOrElse(throw LifecycleErrors.invalidArgument(
+        s"$key is delta-spark's preview spelling; this client writes ${RedirectMode.all.map(_.property).mkString(" or ")}."
+      ))
     val log = TableLog.forPath(ctx.hadoopConf, path)
-    val info = RedirectLookup.read(ctx.hadoopConf, path).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, "there is no Delta log"))
+    val info = RedirectLookup.read(
+      ctx.hadoopConf,
+      path
+    ).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, "there is no Delta log"))
     val parsed = newValue.map(v => RedirectConfig.parse(mode, v, s"the new value of $key"))
-    // As SET REDIRECT does: enabling is stored under the writer-only feature (the source stays readable).
-    val next = parsed.map(c => if (c.state == RedirectState.EnableInProgress) c.storedAs(RedirectMode.WriterOnly) else c)
+    /* As SET REDIRECT does: enabling is stored under the writer-only feature (the source stays
+     * readable). */
+    val next = parsed.map(c =>
+      if (c.state == RedirectState.EnableInProgress) c.storedAs(RedirectMode.WriterOnly) else c
+    )
     val from = info.config.map(_.state.name).getOrElse(RedirectState.Normal)
     val to = next.map(_.state.name).getOrElse(RedirectState.Normal)
     if (info.config.exists(_.targetMode != mode)) {
-      throw LifecycleErrors.redirectState(displayName, s"its redirect is ${info.config.get.targetMode.sqlName}, not set through $key")
+      throw LifecycleErrors.redirectState(
+        displayName,
+        s"its redirect is ${info.config.get.targetMode.sqlName}, not set through $key"
+      )
     }
     if (!RedirectPropertyChange.allowed(info.config.map(_.state), next.map(_.state))) {
-      throw LifecycleErrors.redirectInvalidTransition(displayName, from, to, RedirectPropertyChange.AllowedText)
+      throw LifecycleErrors.redirectInvalidTransition(
+        displayName,
+        from,
+        to,
+        RedirectPropertyChange.AllowedText
+      )
     }
     next.filter(_.state == RedirectState.Ready).foreach { c =>
       // A READY redirect must point somewhere real, allowed, and not redirected itself.
@@ -40,18 +61,32 @@ final class RedirectPropertyChange(spark: SparkSession, ctx: RoutingContext, pat
         case other => throw new IllegalStateException(s"unexpected route $other")
       }
       if (RedirectLookup.read(ctx.hadoopConf, dest).isEmpty) {
-        throw LifecycleErrors.redirectState(displayName, s"the destination ${c.spec.describe} is not a Delta table")
+        throw LifecycleErrors.redirectState(
+          displayName,
+          s"the destination ${c.spec.describe} is not a Delta table"
+        )
       }
     }
     val actions = next match {
       case Some(c) =>
         val featureChanges = !info.config.exists(_.mode == c.mode)
-        val protocol = if (featureChanges) Seq(RedirectProtocol.withFeature(RedirectProtocol.withoutFeatures(info.protocol), c.mode)) else Nil
+        val protocol = if (featureChanges)
+          Seq(RedirectProtocol.withFeature(RedirectProtocol.withoutFeatures(info.protocol), c.mode))
+        else Nil
         protocol :+ RedirectProtocol.withProperty(info.metadata, c)
-      case None => Seq(RedirectProtocol.withoutFeatures(info.protocol), RedirectProtocol.withoutProperty(info.metadata))
+      case None => Seq(
+          RedirectProtocol.withoutFeatures(info.protocol),
+          RedirectProtocol.withoutProperty(info.metadata)
+        )
     }
-    val version = LogCommitter.commit(log, store, info.version, actions,
-      if (newValue.isDefined) "SET TBLPROPERTIES" else "UNSET TBLPROPERTIES", Map("redirectState" -> to))
+    val version = LogCommitter.commit(
+      log,
+      store,
+      info.version,
+      actions,
+      if (newValue.isDefined) "SET TBLPROPERTIES" else "UNSET TBLPROPERTIES",
+      Map("redirectState" -> to)
+    )
     RedirectResult.describe(displayName, RedirectLookup.read(ctx.hadoopConf, path).get)
       .copy(commitVersions = Seq(version), steps = Seq(s"committed version $version: $from -> $to"))
   }
@@ -60,8 +95,9 @@ final class RedirectPropertyChange(spark: SparkSession, ctx: RoutingContext, pat
 object RedirectPropertyChange {
   import RedirectState._
 
-  val AllowedText: String = "NORMAL -> ENABLE-REDIRECT-IN-PROGRESS -> READY -> DROP-REDIRECT-IN-PROGRESS -> NORMAL, " +
-    "value updates within an IN-PROGRESS state, and ENABLE-REDIRECT-IN-PROGRESS -> NORMAL"
+  val AllowedText: String =
+    "NORMAL -> ENABLE-REDIRECT-IN-PROGRESS -> READY -> DROP-REDIRECT-IN-PROGRESS -> NORMAL, " +
+      "value updates within an IN-PROGRESS state, and ENABLE-REDIRECT-IN-PROGRESS -> NORMAL"
 
   def allowed(from: Option[RedirectState], to: Option[RedirectState]): Boolean = (from, to) match {
     case (None, Some(EnableInProgress)) => true

@@ -8,10 +8,13 @@ import org.apache.hadoop.fs.Path
 sealed trait Route
 
 object Route {
+
   /** The table itself, at its latest version (no redirect, or one that keeps this access here). */
   case object Direct extends Route
+
   /** The redirect destination at a location. */
   final case class ToLocation(path: Path) extends Route
+
   /** The redirect destination registered in the session catalog under `name`. */
   final case class ToTable(name: String, path: Path) extends Route
 }
@@ -24,17 +27,19 @@ object Access {
 }
 
 /**
- * Session facts routing depends on: the application name (NoRedirectRules), the location
- * prefixes a redirect may point to (empty: any), and how to find a catalog table's location.
+ * Session facts routing depends on: the application name (NoRedirectRules), the location prefixes a
+ * redirect may point to (empty: any), and how to find a catalog table's location.
  */
 final case class RoutingContext(
     hadoopConf: Configuration,
     appName: String,
     allowedPrefixes: Seq[String],
-    catalogTableLocation: String => Option[Path])
+    catalogTableLocation: String => Option[Path]
+)
 
 /** Decides the route of one access; never reads data, only logs (through [[RedirectLookup]]). */
 object RedirectRouting {
+
   /** Longer chains are reported as chains before they are followed further. */
   private val MaxChainReport = 8
 
@@ -44,39 +49,45 @@ object RedirectRouting {
       case Some(info) => route(ctx, info, access, what)
     }
 
-  def route(ctx: RoutingContext, info: RedirectInfo, access: Access, what: String): Route = info.config match {
-    case None => Route.Direct
-    case Some(c) if c.isDestinationMarker =>
-      // A destination whose redirect is being (or was) dropped: its own rows, read-only.
-      access match {
-        case Access.Read => Route.Direct
-        case Access.Write(_) => throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe)
-      }
-    case Some(c) =>
-      val rule = c.ruleFor(ctx.appName)
-      val keepOnSource = (rule, access) match {
-        case (Some(_), Access.Read) => true
-        case (Some(r), Access.Write(ops)) => ops.nonEmpty && ops.forall(r.allows)
-        case _ => false
-      }
-      if (keepOnSource) return sourceRoute(ctx, info, c)
-      (c.state, access) match {
-        case (RedirectState.EnableInProgress, Access.Read) => sourceRoute(ctx, info, c)
-        case (RedirectState.Ready, _) | (RedirectState.DropInProgress, Access.Read) => destination(ctx, info, c)
-        case (state, Access.Write(ops)) => throw LifecycleErrors.redirectWriteRefused(what, state.name, describe(ops))
-      }
-  }
+  def route(ctx: RoutingContext, info: RedirectInfo, access: Access, what: String): Route =
+    info.config match {
+      case None => Route.Direct
+      case Some(c) if c.isDestinationMarker =>
+        // A destination whose redirect is being (or was) dropped: its own rows, read-only.
+        access match {
+          case Access.Read => Route.Direct
+          case Access.Write(_) =>
+            throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe)
+        }
+      case Some(c) =>
+        val rule = c.ruleFor(ctx.appName)
+        val keepOnSource = (rule, access) match {
+          case (Some(_), Access.Read) => true
+          case (Some(r), Access.Write(ops)) => ops.nonEmpty && ops.forall(r.allows)
+          case _ => false
+        }
+        if (keepOnSource) return sourceRoute(ctx, info, c)
+        (c.state, access) match {
+          case (RedirectState.EnableInProgress, Access.Read) => sourceRoute(ctx, info, c)
+          case (RedirectState.Ready, _) | (RedirectState.DropInProgress, Access.Read) =>
+            destination(ctx, info, c)
+          case (state, Access.Write(ops)) =>
+            throw LifecycleErrors.redirectWriteRefused(what, state.name, describe(ops))
+        }
+    }
 
   /**
-   * The source itself. While a redirect is enabled it carries only the writer-only feature,
-   * so delta-spark reads it; a READY reader-writer source cannot be read by delta-spark at
-   * all, so a NoRedirectRules application is told so rather than sent into its error.
+   * The source itself. While a redirect is enabled it carries only the writer-only feature, so
+   * delta-spark reads it; a READY reader-writer source cannot be read by delta-spark at all, so a
+   * NoRedirectRules application is told so rather than sent into its error.
    */
   private def sourceRoute(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route =
     if (!c.mode.readerWriter) Route.Direct
-    else throw LifecycleErrors.redirectState(info.path.toString,
+    else throw LifecycleErrors.redirectState(
+      info.path.toString,
       s"NoRedirectRules keep ${ctx.appName} on the source, but the source's protocol names redirectReaderWriter, " +
-        "which delta-spark cannot read or write. Redirect with WRITER ONLY when applications must keep using the source.")
+        "which delta-spark cannot read or write. Redirect with WRITER ONLY when applications must keep using the source."
+    )
 
   /** The destination, after checking it is allowed and is not itself redirected elsewhere. */
   def destination(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route = {
@@ -95,33 +106,45 @@ object RedirectRouting {
    */
   def destinationPath(ctx: RoutingContext, where: String, spec: RedirectSpec): Path = spec match {
     case RedirectSpec.Location(uri) =>
-      Locations.parse(uri)(reason => LifecycleErrors.invalidRedirect(where, s"its location '$uri' is not valid ($reason)"))
+      Locations.parse(uri)(reason =>
+        LifecycleErrors.invalidRedirect(where, s"its location '$uri' is not valid ($reason)")
+      )
     case RedirectSpec.Table(name, recorded) =>
       ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
-        throw LifecycleErrors.invalidRedirect(where, s"the destination table $name does not exist"))
+        throw LifecycleErrors.invalidRedirect(where, s"the destination table $name does not exist")
+      )
   }
 
   def checkAllowed(ctx: RoutingContext, location: String): Unit = {
-    if (ctx.allowedPrefixes.nonEmpty && !ctx.allowedPrefixes.exists(p => normalize(ctx, location).startsWith(normalize(ctx, p)))) {
+    if (
+      ctx.allowedPrefixes.nonEmpty &&
+      !ctx.allowedPrefixes.exists(p => normalize(ctx, location).startsWith(normalize(ctx, p)))
+    ) {
       throw LifecycleErrors.redirectLocationNotAllowed(location, ctx.allowedPrefixes)
     }
   }
 
   private def normalize(ctx: RoutingContext, location: String): String =
-    scala.util.Try(Locations.qualify(location, ctx.hadoopConf)(LifecycleErrors.invalidArgument).toString).getOrElse(location)
+    scala.util.Try(Locations.qualify(
+      location,
+      ctx.hadoopConf
+    )(LifecycleErrors.invalidArgument).toString).getOrElse(location)
 
   /**
-   * A destination must not be redirected itself, except as the marked destination of this
-   * very source while the redirect is dropped. Anything else is a chain (A -> B -> C) or a
-   * cycle (A -> B -> A), reported with the hops found.
+   * A destination must not be redirected itself, except as the marked destination of this very
+   * source while the redirect is dropped. Anything else is a chain (A -> B -> C) or a cycle (A -> B
+   * -> A), reported with the hops found.
    */
   private def checkNotChained(ctx: RoutingContext, source: Path, dest: Path): Unit = {
     val destInfo = RedirectLookup.lookup(ctx.hadoopConf, dest)
     destInfo.flatMap(_.config) match {
       case None =>
-      case Some(d) if d.isDestinationMarker && d.destinationLocation.exists(l => sameLocation(ctx, l, source.toString)) =>
+      case Some(d)
+          if d.isDestinationMarker &&
+            d.destinationLocation.exists(l => sameLocation(ctx, l, source.toString)) =>
       case Some(_) =>
-        // Hops in qualified form, so a cycle spelled once with `file:` and once without is still a cycle.
+        /* Hops in qualified form, so a cycle spelled once with `file:` and once without is still a
+         * cycle. */
         val hops = Vector.newBuilder[String]
         var seen = Set.empty[String]
         def visit(location: String): Boolean = {
@@ -141,7 +164,10 @@ object RedirectRouting {
           current.flatMap(_.config).flatMap(_.destinationLocation) match {
             case Some(next) =>
               done = visit(next)
-              current = scala.util.Try(RedirectLookup.lookup(ctx.hadoopConf, new Path(next))).toOption.flatten
+              current = scala.util.Try(RedirectLookup.lookup(
+                ctx.hadoopConf,
+                new Path(next)
+              )).toOption.flatten
             case None => done = true
           }
         }
@@ -149,9 +175,11 @@ object RedirectRouting {
     }
   }
 
-  private def qualified(ctx: RoutingContext, location: String): String = normalize(ctx, location).stripSuffix("/")
+  private def qualified(ctx: RoutingContext, location: String): String =
+    normalize(ctx, location).stripSuffix("/")
 
-  def sameLocation(ctx: RoutingContext, a: String, b: String): Boolean = qualified(ctx, a) == qualified(ctx, b)
+  def sameLocation(ctx: RoutingContext, a: String, b: String): Boolean = qualified(ctx, a) ==
+    qualified(ctx, b)
 
   private def describe(ops: Set[String]): String =
     if (ops.isEmpty) "write to" else ops.toSeq.sorted.mkString("/").toLowerCase + " on"

@@ -13,14 +13,18 @@ import org.apache.hadoop.fs.{FileStatus, FileSystem, FileUtil, Path}
 /** What a copy did: files and bytes copied now, and files found already copied (a resumed run). */
 final case class CopyStats(filesCopied: Long, bytesCopied: Long, filesAlreadyThere: Long) {
   def +(o: CopyStats): CopyStats =
-    CopyStats(filesCopied + o.filesCopied, bytesCopied + o.bytesCopied, filesAlreadyThere + o.filesAlreadyThere)
+    CopyStats(
+      filesCopied + o.filesCopied,
+      bytesCopied + o.bytesCopied,
+      filesAlreadyThere + o.filesAlreadyThere
+    )
 }
 
 /**
- * Copies a table's files between locations (any two Hadoop file systems), in parallel.
- * A file already at the target with the same size is kept, so a copy cut short by a crash
- * resumes where it stopped; a file of another size (a partial copy) is copied again. After
- * copying, every file is checked at the target by size, and the counts must match.
+ * Copies a table's files between locations (any two Hadoop file systems), in parallel. A file
+ * already at the target with the same size is kept, so a copy cut short by a crash resumes where it
+ * stopped; a file of another size (a partial copy) is copied again. After copying, every file is
+ * checked at the target by size, and the counts must match.
  */
 final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: Int) {
 
@@ -38,15 +42,16 @@ final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: In
     out.result()
   }
 
-  // Hadoop's client-side `.<file>.crc` checksums are rewritten with each copied file, not table content.
+  /* Hadoop's client-side `.<file>.crc` checksums are rewritten with each copied file, not table
+   * content. */
   private def isHadoopChecksumSidecar(p: Path): Boolean = {
     val name = p.getName
     name.startsWith(".") && name.endsWith(".crc")
   }
 
   /**
-   * Copies `files` (under `fromRoot`) to the same relative paths under `toRoot`, then
-   * verifies them. `what` names the files in progress messages.
+   * Copies `files` (under `fromRoot`) to the same relative paths under `toRoot`, then verifies
+   * them. `what` names the files in progress messages.
    */
   def copy(fromRoot: Path, toRoot: Path, files: Seq[FileStatus], what: String): CopyStats = {
     val fromFs = fromRoot.getFileSystem(hadoopConf)
@@ -63,7 +68,9 @@ final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: In
     val copied = new AtomicInteger()
     val copiedBytes = new AtomicLong()
     val reportEvery = math.max(1, total / 20)
-    progress.info(s"copying $total $what ($totalBytes bytes) from $fromRoot to $toRoot with $threads threads")
+    progress.info(
+      s"copying $total $what ($totalBytes bytes) from $fromRoot to $toRoot with $threads threads"
+    )
     val pool = Executors.newFixedThreadPool(math.max(1, threads))
     implicit val ec: ExecutionContext = ExecutionContext.fromExecutorService(pool)
     try {
@@ -97,12 +104,15 @@ final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: In
       val to = target(f)
       scala.util.Try(toFs.getFileStatus(to)).toOption match {
         case None => Some(s"$to is missing")
-        case Some(s) if s.getLen != f.getLen => Some(s"$to has ${s.getLen} bytes, expected ${f.getLen}")
+        case Some(s) if s.getLen != f.getLen =>
+          Some(s"$to has ${s.getLen} bytes, expected ${f.getLen}")
         case _ => None
       }
     }
     if (wrong.nonEmpty) {
-      throw LifecycleErrors.redirectCopyMismatch(s"${wrong.size} of ${files.size} files differ (${wrong.take(3).mkString("; ")})")
+      throw LifecycleErrors.redirectCopyMismatch(
+        s"${wrong.size} of ${files.size} files differ (${wrong.take(3).mkString("; ")})"
+      )
     }
   }
 }

@@ -13,11 +13,11 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
 /**
- * The safety net behind routing: a query must never read a redirected source's stale rows
- * by an entry point that bypassed it (for example `DeltaTable.forPath` on a writer-only
- * source, which delta-spark can open). It looks only at the snapshot delta-spark already
- * loaded for the query, so it costs no I/O. It runs as a check after analysis and again as
- * an optimizer rule, because some APIs hand Spark plans marked as already analyzed.
+ * The safety net behind routing: a query must never read a redirected source's stale rows by an
+ * entry point that bypassed it (for example `DeltaTable.forPath` on a writer-only source, which
+ * delta-spark can open). It looks only at the snapshot delta-spark already loaded for the query, so
+ * it costs no I/O. It runs as a check after analysis and again as an optimizer rule, because some
+ * APIs hand Spark plans marked as already analyzed.
  */
 case class CheckRedirectRouting(spark: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
@@ -27,16 +27,16 @@ case class CheckRedirectRouting(spark: SparkSession) extends Rule[LogicalPlan] {
 
   def check(plan: LogicalPlan): Unit = plan.foreach {
     case l: LogicalRelation => l.relation match {
-      case h: HadoopFsRelation => h.location match {
-        case index: TahoeFileIndex => check(index.path.toString, index.metadata)
+        case h: HadoopFsRelation => h.location match {
+            case index: TahoeFileIndex => check(index.path.toString, index.metadata)
+            case _ =>
+          }
         case _ =>
       }
-      case _ =>
-    }
     case r: DataSourceV2Relation => r.table match {
-      case d: DeltaTableV2 => check(d.path.toString, d.initialSnapshot.metadata)
-      case _ =>
-    }
+        case d: DeltaTableV2 => check(d.path.toString, d.initialSnapshot.metadata)
+        case _ =>
+      }
     case _ =>
   }
 

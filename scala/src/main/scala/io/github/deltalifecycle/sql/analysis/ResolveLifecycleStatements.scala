@@ -1,8 +1,24 @@
 package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.sql.LifecycleTableRef
-import io.github.deltalifecycle.sql.commands.{CleanLogCommand, CompactLogCommand, DescribeProtocolHistoryCommand, DescribeRedirectCommand, DropFeatureCommand, SetRedirectCommand, UnsetRedirectCommand}
-import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory, DescribeRedirect, DropFeature, SetRedirect, UnsetRedirect}
+import io.github.deltalifecycle.sql.commands.{
+  CleanLogCommand,
+  CompactLogCommand,
+  DescribeProtocolHistoryCommand,
+  DescribeRedirectCommand,
+  DropFeatureCommand,
+  SetRedirectCommand,
+  UnsetRedirectCommand
+}
+import io.github.deltalifecycle.sql.plans.{
+  CleanLog,
+  CompactLog,
+  DescribeProtocolHistory,
+  DescribeRedirect,
+  DropFeature,
+  SetRedirect,
+  UnsetRedirect
+}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -19,7 +35,13 @@ case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalP
     case DropFeature(table, feature, truncateHistory, dryRun) =>
       DropFeatureCommand(LifecycleTableRef.resolve(spark, table), feature, truncateHistory, dryRun)
     case SetRedirect(table, mode, location, targetTable, rules) =>
-      SetRedirectCommand(LifecycleTableRef.resolve(spark, table), mode, location, targetTable, rules)
+      SetRedirectCommand(
+        LifecycleTableRef.resolve(spark, table),
+        mode,
+        location,
+        targetTable,
+        rules
+      )
     case UnsetRedirect(table) =>
       UnsetRedirectCommand(LifecycleTableRef.resolve(spark, table))
     case DescribeRedirect(table) =>

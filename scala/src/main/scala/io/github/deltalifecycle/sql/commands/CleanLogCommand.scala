@@ -12,17 +12,25 @@ import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
 /** Deletes expired log files under checkpoint protection, or (DRY RUN) lists them. */
 case class CleanLogCommand(table: LifecycleTableRef, retainHours: Option[Long], dryRun: Boolean)
-  extends LeafRunnableCommand {
+    extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = CleanLog.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
     val log = TableLog.forPath(table.hadoopConf(spark), table.path)
-    val plan = LogCleanup.plan(log, retainHours.map(TimeUnit.HOURS.toMillis), System.currentTimeMillis())
+    val plan =
+      LogCleanup.plan(log, retainHours.map(TimeUnit.HOURS.toMillis), System.currentTimeMillis())
     if (!dryRun) LogCleanup.execute(log, plan)
     val done = if (dryRun) "to delete" else "deleted"
     plan.entries.map { e =>
-      Row(e.path.toString, e.kind, e.version, e.sizeInBytes, if (e.deleted) done else "kept", e.keptBecause.orNull)
+      Row(
+        e.path.toString,
+        e.kind,
+        e.version,
+        e.sizeInBytes,
+        if (e.deleted) done else "kept",
+        e.keptBecause.orNull
+      )
     }
   }
 }

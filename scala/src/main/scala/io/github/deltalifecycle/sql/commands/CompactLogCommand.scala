@@ -10,7 +10,8 @@ import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
 /** Writes one log compaction for a range of commits, or for the commits not yet covered. */
-case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long)]) extends LeafRunnableCommand {
+case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long)])
+    extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = CompactLog.outputAttributes
 
@@ -21,7 +22,15 @@ case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long
       case Some((start, end)) => LogCompaction.compact(log, store, log.listing(), start, end)
       case None => LogCompaction.compactPending(log, store)
     }
-    Seq(Row(outcome.start, outcome.end, outcome.status.name, outcome.file.map(_.toString).orNull,
-      outcome.commits, outcome.actions, outcome.bytesWritten, outcome.inputBytes))
+    Seq(Row(
+      outcome.start,
+      outcome.end,
+      outcome.status.name,
+      outcome.file.map(_.toString).orNull,
+      outcome.commits,
+      outcome.actions,
+      outcome.bytesWritten,
+      outcome.inputBytes
+    ))
   }
 }

@@ -8,17 +8,37 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
 /** Drops a table feature (fast, or with history truncation), or (DRY RUN) plans the drop. */
-case class DropFeatureCommand(table: LifecycleTableRef, feature: String, truncateHistory: Boolean, dryRun: Boolean)
-  extends LeafRunnableCommand {
+case class DropFeatureCommand(
+    table: LifecycleTableRef,
+    feature: String,
+    truncateHistory: Boolean,
+    dryRun: Boolean
+) extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = DropFeaturePlan.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val r = new DropFeature(spark, table.path, table.catalogTable, table.displayName).run(feature, truncateHistory, dryRun)
-    if (!dryRun) table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+    val r = new DropFeature(
+      spark,
+      table.path,
+      table.catalogTable,
+      table.displayName
+    ).run(feature, truncateHistory, dryRun)
+    if (!dryRun)
+      table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
     def long(v: Option[Long]): Any = v.map(Long.box).orNull
-    Seq(Row(r.feature, r.mode, r.status, r.filesRewritten, r.bytesRewritten, r.commitVersions, r.checkpointVersions,
-      long(r.protectedBefore), long(r.readableWithoutFeatureFrom), long(r.historyTruncatedBefore),
-      r.steps.map(s => if (s.files > 0) s"${s.description} (${s.bytes} bytes)" else s.description)))
+    Seq(Row(
+      r.feature,
+      r.mode,
+      r.status,
+      r.filesRewritten,
+      r.bytesRewritten,
+      r.commitVersions,
+      r.checkpointVersions,
+      long(r.protectedBefore),
+      long(r.readableWithoutFeatureFrom),
+      long(r.historyTruncatedBefore),
+      r.steps.map(s => if (s.files > 0) s"${s.description} (${s.bytes} bytes)" else s.description)
+    ))
   }
 }

@@ -3,7 +3,15 @@ package io.github.deltalifecycle.sql.parser
 import scala.jdk.CollectionConverters._
 
 import io.github.deltalifecycle.features.redirect.{NoRedirectRule, RedirectMode}
-import io.github.deltalifecycle.sql.plans.{CleanLog, CompactLog, DescribeProtocolHistory, DescribeRedirect, DropFeature, SetRedirect, UnsetRedirect}
+import io.github.deltalifecycle.sql.plans.{
+  CleanLog,
+  CompactLog,
+  DescribeProtocolHistory,
+  DescribeRedirect,
+  DropFeature,
+  SetRedirect,
+  UnsetRedirect
+}
 import org.antlr.v4.runtime.Token
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
@@ -29,21 +37,35 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
     CleanLog(tableName(ctx.table), Option(ctx.retainHours).map(number), dryRun = ctx.DRY() != null)
 
   override def visitDropFeature(ctx: DropFeatureContext): LogicalPlan =
-    DropFeature(tableName(ctx.table), featureName(ctx.feature),
-      truncateHistory = ctx.TRUNCATE() != null, dryRun = ctx.DRY() != null)
+    DropFeature(
+      tableName(ctx.table),
+      featureName(ctx.feature),
+      truncateHistory = ctx.TRUNCATE() != null,
+      dryRun = ctx.DRY() != null
+    )
 
   override def visitSetRedirect(ctx: SetRedirectContext): LogicalPlan = {
-    val mode = Option(ctx.kind).map(m => if (m.READER() != null) RedirectMode.ReaderWriter else RedirectMode.WriterOnly)
+    val mode = Option(ctx.kind).map(m =>
+      if (m.READER() != null) RedirectMode.ReaderWriter else RedirectMode.WriterOnly
+    )
       .getOrElse(RedirectMode.ReaderWriter)
     val rules = ctx.rules.asScala.map { r =>
       NoRedirectRule(string(r.app), r.operations.asScala.map(identifier(_).toUpperCase).toSeq)
     }.toSeq
-    SetRedirect(tableName(ctx.table), mode, Option(ctx.location).map(string), Option(ctx.target).map(tableName), rules)
+    SetRedirect(
+      tableName(ctx.table),
+      mode,
+      Option(ctx.location).map(string),
+      Option(ctx.target).map(tableName),
+      rules
+    )
   }
 
-  override def visitUnsetRedirect(ctx: UnsetRedirectContext): LogicalPlan = UnsetRedirect(tableName(ctx.table))
+  override def visitUnsetRedirect(ctx: UnsetRedirectContext): LogicalPlan =
+    UnsetRedirect(tableName(ctx.table))
 
-  override def visitDescribeRedirect(ctx: DescribeRedirectContext): LogicalPlan = DescribeRedirect(tableName(ctx.table))
+  override def visitDescribeRedirect(ctx: DescribeRedirectContext): LogicalPlan =
+    DescribeRedirect(tableName(ctx.table))
 
   private def string(token: Token): String = {
     val quoted = token.getText
@@ -51,19 +73,29 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
   }
 
   private def featureName(ctx: FeatureNameContext): String =
-    if (ctx.STRING() != null) string(ctx.STRING().getSymbol) else ctx.identifier().asScala.map(identifier).mkString("-")
+    if (ctx.STRING() != null) string(ctx.STRING().getSymbol)
+    else ctx.identifier().asScala.map(identifier).mkString("-")
 
-  /** A non-negative integer literal; one that does not fit a long is a parse error, not an overflow. */
+  /**
+   * A non-negative integer literal; one that does not fit a long is a parse error, not an overflow.
+   */
   private def number(token: Token): Long = token.getText.toLongOption.getOrElse {
-    val origin = Origin(line = Some(token.getLine), startPosition = Some(token.getCharPositionInLine))
-    throw new ParseException(None, origin, "PARSE_SYNTAX_ERROR",
-      Map("error" -> s"'${token.getText}'", "hint" -> ": the number is too large"))
+    val origin =
+      Origin(line = Some(token.getLine), startPosition = Some(token.getCharPositionInLine))
+    throw new ParseException(
+      None,
+      origin,
+      "PARSE_SYNTAX_ERROR",
+      Map("error" -> s"'${token.getText}'", "hint" -> ": the number is too large")
+    )
   }
 
-  private def tableName(ctx: TableNameContext): Seq[String] = ctx.parts.asScala.map(identifier).toSeq
+  private def tableName(ctx: TableNameContext): Seq[String] =
+    ctx.parts.asScala.map(identifier).toSeq
 
   private def identifier(ctx: IdentifierContext): String = {
     val text = ctx.getText
-    if (ctx.BACKQUOTED_IDENTIFIER() != null) text.substring(1, text.length - 1).replace("``", "`") else text
+    if (ctx.BACKQUOTED_IDENTIFIER() != null) text.substring(1, text.length - 1).replace("``", "`")
+    else text
   }
 }

@@ -10,12 +10,12 @@ import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
- * Parses this project's statements and hands every other statement, untouched, to the
- * parser it wraps. A statement is ours when its leading keywords are one of
- * [[DeltaLifecycleSqlParser.OwnStatementPrefixes]], or when it is `ALTER TABLE <name>`
- * followed by one of [[DeltaLifecycleSqlParser.OwnAlterTableActions]]; from then on a syntax
- * error is reported as ours rather than passed on, so `DESCRIBE PROTOCOL HISTORY` without a
- * table fails with a parse error instead of being read by Spark as some other DESCRIBE.
+ * Parses this project's statements and hands every other statement, untouched, to the parser it
+ * wraps. A statement is ours when its leading keywords are one of
+ * [[DeltaLifecycleSqlParser.OwnStatementPrefixes]], or when it is `ALTER TABLE <name>` followed by
+ * one of [[DeltaLifecycleSqlParser.OwnAlterTableActions]]; from then on a syntax error is reported
+ * as ours rather than passed on, so `DESCRIBE PROTOCOL HISTORY` without a table fails with a parse
+ * error instead of being read by Spark as some other DESCRIBE.
  */
 class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserInterface {
   import DeltaLifecycleSqlParser._
@@ -26,13 +26,16 @@ class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserInterface
     if (isOwnStatement(sqlText)) parseOwn(sqlText) else delegate.parsePlan(sqlText)
 
   override def parsePlanWithParameters(sqlText: String, context: ParameterContext): LogicalPlan =
-    if (isOwnStatement(sqlText)) parseOwn(sqlText) else delegate.parsePlanWithParameters(sqlText, context)
+    if (isOwnStatement(sqlText)) parseOwn(sqlText)
+    else delegate.parsePlanWithParameters(sqlText, context)
 
   override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
-  override def parseTableIdentifier(sqlText: String): TableIdentifier = delegate.parseTableIdentifier(sqlText)
+  override def parseTableIdentifier(sqlText: String): TableIdentifier =
+    delegate.parseTableIdentifier(sqlText)
   override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
     delegate.parseFunctionIdentifier(sqlText)
-  override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
+  override def parseMultipartIdentifier(sqlText: String): Seq[String] =
+    delegate.parseMultipartIdentifier(sqlText)
   override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
   override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
   override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
@@ -54,14 +57,16 @@ object DeltaLifecycleSqlParser {
 
   /** Leading keywords that make a statement this project's. */
   val OwnStatementPrefixes: Seq[Seq[Int]] = Seq(
-    Seq(DESCRIBE, PROTOCOL, HISTORY))
+    Seq(DESCRIBE, PROTOCOL, HISTORY)
+  )
 
   /**
    * Leading keywords that make a statement this project's only when something follows them:
    * `DESCRIBE redirect` alone is Spark's DESCRIBE of a table named redirect.
    */
   val OwnStatementPrefixesWithOperand: Seq[Seq[Int]] = Seq(
-    Seq(DESCRIBE, REDIRECT))
+    Seq(DESCRIBE, REDIRECT)
+  )
 
   /** The keywords after `ALTER TABLE <name>` that make an ALTER TABLE statement this project's. */
   val OwnAlterTableActions: Seq[Seq[Int]] = Seq(
@@ -69,7 +74,8 @@ object DeltaLifecycleSqlParser {
     Seq(CLEAN, LOG),
     Seq(DROP, FEATURE),
     Seq(SET, REDIRECT),
-    Seq(UNSET, REDIRECT))
+    Seq(UNSET, REDIRECT)
+  )
 
   private val lookahead = 64
 
@@ -81,8 +87,10 @@ object DeltaLifecycleSqlParser {
       .filter(_.getChannel == Token.DEFAULT_CHANNEL)
       .take(lookahead).map(_.getType).toVector
     OwnStatementPrefixes.exists(prefix => leading.startsWith(prefix)) ||
-      OwnStatementPrefixesWithOperand.exists(prefix => leading.startsWith(prefix) && leading.length > prefix.length) ||
-      isOwnAlterTable(leading)
+    OwnStatementPrefixesWithOperand.exists(prefix =>
+      leading.startsWith(prefix) && leading.length > prefix.length
+    ) ||
+    isOwnAlterTable(leading)
   }
 
   // ALTER TABLE, then a name of one or more dot-separated parts (any token may be a part:
@@ -102,10 +110,16 @@ object DeltaLifecycleSqlParser {
         line: Int,
         charPositionInLine: Int,
         msg: String,
-        e: RecognitionException): Unit = {
-      val origin = Origin(line = Some(line), startPosition = Some(charPositionInLine), sqlText = Some(sqlText))
-      throw new ParseException(Some(sqlText), origin, "PARSE_SYNTAX_ERROR",
-        Map("error" -> describe(offendingSymbol), "hint" -> s": $msg"))
+        e: RecognitionException
+    ): Unit = {
+      val origin =
+        Origin(line = Some(line), startPosition = Some(charPositionInLine), sqlText = Some(sqlText))
+      throw new ParseException(
+        Some(sqlText),
+        origin,
+        "PARSE_SYNTAX_ERROR",
+        Map("error" -> describe(offendingSymbol), "hint" -> s": $msg")
+      )
     }
 
     private def describe(symbol: Any): String = symbol match {

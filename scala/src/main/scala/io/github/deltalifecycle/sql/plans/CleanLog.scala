@@ -4,11 +4,13 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /** `ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]` as parsed. */
-case class CleanLog(table: Seq[String], retainHours: Option[Long], dryRun: Boolean) extends LifecycleStatement {
+case class CleanLog(table: Seq[String], retainHours: Option[Long], dryRun: Boolean)
+    extends LifecycleStatement {
   override protected def resultSchema: StructType = CleanLog.schema
 }
 
 object CleanLog {
+
   /** One row per expired log file: deleted, to be deleted (DRY RUN), or kept with the reason. */
   val schema: StructType = StructType(Seq(
     StructField("path", StringType, nullable = false),
@@ -16,7 +18,8 @@ object CleanLog {
     StructField("version", LongType, nullable = false),
     StructField("sizeInBytes", LongType, nullable = false),
     StructField("action", StringType, nullable = false),
-    StructField("reason", StringType)))
+    StructField("reason", StringType)
+  ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 }

@@ -4,8 +4,8 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /**
- * `ALTER TABLE <table> COMPACT LOG [FROM VERSION x TO VERSION y]` as parsed; `range` is
- * None for "the commits since the last checkpoint or compaction".
+ * `ALTER TABLE <table> COMPACT LOG [FROM VERSION x TO VERSION y]` as parsed; `range` is None for
+ * "the commits since the last checkpoint or compaction".
  */
 case class CompactLog(table: Seq[String], range: Option[(Long, Long)]) extends LifecycleStatement {
   override protected def resultSchema: StructType = CompactLog.schema
@@ -20,7 +20,8 @@ object CompactLog {
     StructField("commits", IntegerType, nullable = false),
     StructField("actions", IntegerType, nullable = false),
     StructField("bytesWritten", LongType, nullable = false),
-    StructField("inputBytes", LongType, nullable = false)))
+    StructField("inputBytes", LongType, nullable = false)
+  ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 }

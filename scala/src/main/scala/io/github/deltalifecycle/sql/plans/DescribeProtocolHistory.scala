@@ -4,8 +4,8 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /**
- * `DESCRIBE PROTOCOL HISTORY <table>` as parsed: the table is still a name. The analysis
- * rule [[io.github.deltalifecycle.sql.analysis.ResolveLifecycleStatements]] turns it into
+ * `DESCRIBE PROTOCOL HISTORY <table>` as parsed: the table is still a name. The analysis rule
+ * [[io.github.deltalifecycle.sql.analysis.ResolveLifecycleStatements]] turns it into
  * [[io.github.deltalifecycle.sql.commands.DescribeProtocolHistoryCommand]].
  */
 case class DescribeProtocolHistory(table: Seq[String]) extends LifecycleStatement {
@@ -23,7 +23,8 @@ object DescribeProtocolHistory {
     StructField("writerFeatures", ArrayType(StringType, containsNull = false)),
     StructField("checkpoint", StringType),
     StructField("compactions", ArrayType(StringType, containsNull = false), nullable = false),
-    StructField("requireCheckpointProtectionBeforeVersion", LongType)))
+    StructField("requireCheckpointProtectionBeforeVersion", LongType)
+  ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 }

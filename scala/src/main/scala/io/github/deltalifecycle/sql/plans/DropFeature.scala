@@ -4,8 +4,12 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /** `ALTER TABLE <table> DROP FEATURE <feature> [TRUNCATE HISTORY] [DRY RUN]` as parsed. */
-case class DropFeature(table: Seq[String], feature: String, truncateHistory: Boolean, dryRun: Boolean)
-  extends LifecycleStatement {
+case class DropFeature(
+    table: Seq[String],
+    feature: String,
+    truncateHistory: Boolean,
+    dryRun: Boolean
+) extends LifecycleStatement {
   override protected def resultSchema: StructType = DropFeature.schema
 }
 
@@ -21,7 +25,8 @@ object DropFeature {
     StructField("protectedBefore", LongType),
     StructField("readableWithoutFeatureFrom", LongType),
     StructField("historyTruncatedBefore", LongType),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)))
+    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)
+  ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 }

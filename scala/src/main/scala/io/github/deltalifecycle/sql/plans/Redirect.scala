@@ -4,13 +4,16 @@ import io.github.deltalifecycle.features.redirect.{NoRedirectRule, RedirectMode}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
-/** `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>' | TABLE <name> [NO REDIRECT RULES (...)]`. */
+/**
+ * `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>' | TABLE <name> [NO REDIRECT RULES (...)]`.
+ */
 case class SetRedirect(
     table: Seq[String],
     mode: RedirectMode,
     location: Option[String],
     targetTable: Option[Seq[String]],
-    rules: Seq[NoRedirectRule]) extends LifecycleStatement {
+    rules: Seq[NoRedirectRule]
+) extends LifecycleStatement {
   override protected def resultSchema: StructType = RedirectStatus.schema
 }
 
@@ -38,7 +41,8 @@ object RedirectStatus {
     StructField("filesCopied", LongType, nullable = false),
     StructField("bytesCopied", LongType, nullable = false),
     StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)))
+    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)
+  ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 }

@@ -17,8 +17,8 @@ import org.apache.spark.sql.delta.commands.AlterTableDropFeatureDeltaCommand
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * `ALTER TABLE … CLEAN LOG`: PROTOCOL.md's metadata cleanup (with compactions and checksums),
- * DRY RUN, and the Checkpoint Protection RFC's rules on a table whose deletionVectors feature
+ * `ALTER TABLE … CLEAN LOG`: PROTOCOL.md's metadata cleanup (with compactions and checksums), DRY
+ * RUN, and the Checkpoint Protection RFC's rules on a table whose deletionVectors feature
  * delta-spark dropped with its own checkpoint-protected DROP FEATURE.
  */
 class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
@@ -32,9 +32,13 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
     version.fold(reader)(v => reader.option("versionAsOf", v)).load(path).collect().toSet
   }
 
-  test("expired commits, checksums and compactions before the cut-off checkpoint go; DRY RUN only lists them") {
+  test(
+    "expired commits, checksums and compactions before the cut-off checkpoint go; DRY RUN only lists them"
+  ) {
     val path = newTableDir("plain")
-    spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.checkpointInterval' = '5')")
+    spark.sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.checkpointInterval' = '5')"
+    )
     (1 to 12).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
     spark.sql(s"ALTER TABLE delta.`$path` COMPACT LOG FROM VERSION 1 TO VERSION 3")
     spark.sql(s"ALTER TABLE delta.`$path` COMPACT LOG FROM VERSION 6 TO VERSION 8")
@@ -45,19 +49,24 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val planned = clean(path, "RETAIN 24 HOURS DRY RUN")
     assert(logNames(path) === before)
     assert(planned.forall(_.getAs[String]("action") == "to delete"))
-    val byKind = planned.groupBy(_.getAs[String]("kind")).map { case (k, rs) => k -> rs.map(_.getAs[Long]("version")) }
+    val byKind = planned.groupBy(_.getAs[String]("kind")).map { case (k, rs) =>
+      k -> rs.map(_.getAs[Long]("version"))
+    }
     assert(byKind("commit") === (0L to 9L))
     assert(byKind("checksum") === (0L to 9L))
     assert(byKind("compaction") === Seq(1L, 6L))
     assert(byKind("checkpoint") === Seq(5L))
     // Deletion order: commits first, checkpoints last (RFC rule d).
-    assert(planned.map(_.getAs[String]("kind")).distinct === Seq("commit", "checksum", "compaction", "checkpoint"))
+    assert(planned.map(_.getAs[String]("kind")).distinct ===
+      Seq("commit", "checksum", "compaction", "checkpoint"))
 
     val done = clean(path, "RETAIN 24 HOURS")
     assert(done.map(_.getAs[String]("path")) === planned.map(_.getAs[String]("path")))
     assert(done.forall(_.getAs[String]("action") == "deleted"))
-    assert(logNames(path) === before -- planned.map(r => new File(r.getAs[String]("path").stripPrefix("file:")).getName))
-    assert(logNames(path).contains(name(10, "json")) && logNames(path).contains(name(10, "checkpoint.parquet")))
+    assert(logNames(path) ===
+      before -- planned.map(r => new File(r.getAs[String]("path").stripPrefix("file:")).getName))
+    assert(logNames(path).contains(name(10, "json")) &&
+      logNames(path).contains(name(10, "checkpoint.parquet")))
     assert(rows(path) === latest)
     assert(rows(path, Some(10)) === at10)
     // A re-run finds nothing more; the table's own 30-day retention deletes nothing at all.
@@ -65,7 +74,10 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(clean(path, "").isEmpty)
   }
 
-  /** A table where delta-spark dropped deletionVectors with checkpoint protection; returns the boundary. */
+  /**
+   * A table where delta-spark dropped deletionVectors with checkpoint protection; returns the
+   * boundary.
+   */
   private def droppedFeatureTable(dir: String): (String, Long) = {
     val path = newTableDir(dir)
     spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta " +
@@ -73,7 +85,10 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
     (0 until 5).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i), (${i + 100})"))
     spark.sql(s"DELETE FROM delta.`$path` WHERE id = 2")
     // delta-spark's own command, not this project's (which owns the SQL statement).
-    AlterTableDropFeatureDeltaCommand(DeltaTableV2(spark, new Path(path)), "deletionVectors").run(spark)
+    AlterTableDropFeatureDeltaCommand(
+      DeltaTableV2(spark, new Path(path)),
+      "deletionVectors"
+    ).run(spark)
     val snapshot = TableLog.forPath(spark.sessionState.newHadoopConf(), path).latestSnapshot()
     val boundary = LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata)
     assert(boundary.isDefined, "delta-spark's DROP FEATURE should have added checkpointProtection")
@@ -83,7 +98,9 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
   private def checkpointsBefore(path: String, boundary: Long): Set[String] =
     logNames(path).filter(n => n.endsWith(".checkpoint.parquet") && n.take(20).toLong < boundary)
 
-  test("protection: a cleanup that would split the protected range keeps every checkpoint before the boundary") {
+  test(
+    "protection: a cleanup that would split the protected range keeps every checkpoint before the boundary"
+  ) {
     val (path, boundary) = droppedFeatureTable("protected-split")
     val protectedCheckpoints = checkpointsBefore(path, boundary)
     val cut = protectedCheckpoints.map(_.take(20).toLong).max
@@ -94,17 +111,23 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val kept = result.filter(_.getAs[String]("action") == "kept")
     assert(kept.map(_.getAs[String]("kind")).toSet === Set("checkpoint"))
     assert(kept.head.getAs[String]("reason").contains(s"before version $boundary"))
-    assert(result.exists(r => r.getAs[String]("kind") == "commit" && r.getAs[String]("action") == "deleted"))
+    assert(result.exists(r =>
+      r.getAs[String]("kind") == "commit" && r.getAs[String]("action") == "deleted"
+    ))
     assert(checkpointsBefore(path, boundary) === protectedCheckpoints)
     assert(rows(path) === latest)
   }
 
-  test("protection: versions this client does not support are cleaned only in one pass up to the boundary") {
+  test(
+    "protection: versions this client does not support are cleaned only in one pass up to the boundary"
+  ) {
     val (path, boundary) = droppedFeatureTable("protected-unsupported")
     // Version 0 now names a feature this client does not know.
     val commit0 = new File(logDir(path), name(0, "json"))
     val text = Files.readAllLines(commit0.toPath).asScala.map { l =>
-      if (l.startsWith("{\"protocol\"")) l.replace("\"writerFeatures\":[", "\"writerFeatures\":[\"futureFeature\",") else l
+      if (l.startsWith("{\"protocol\""))
+        l.replace("\"writerFeatures\":[", "\"writerFeatures\":[\"futureFeature\",")
+      else l
     }
     Files.write(commit0.toPath, text.mkString("", "\n", "\n").getBytes(StandardCharsets.UTF_8))
     val cut = checkpointsBefore(path, boundary).map(_.take(20).toLong).max

@@ -16,8 +16,8 @@ import org.apache.spark.sql.delta.util.JsonUtils
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * `ALTER TABLE … COMPACT LOG`: what the file holds, that delta-spark reads the same table
- * with and without it, and that bad ranges and damaged logs fail clearly without writing.
+ * `ALTER TABLE … COMPACT LOG`: what the file holds, that delta-spark reads the same table with and
+ * without it, and that bad ranges and damaged logs fail clearly without writing.
  */
 class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
 
@@ -26,7 +26,9 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     new File(logDir(path), f"$start%020d.$end%020d.compacted.json")
   private def lines(f: File): Seq[String] = Files.readAllLines(f.toPath).asScala.toSeq
 
-  /** A table with a checkpoint at version 10 (delta-spark's default) and `after` commits past it. */
+  /**
+   * A table with a checkpoint at version 10 (delta-spark's default) and `after` commits past it.
+   */
   private def table(name: String, after: Int): String = {
     val path = newTableDir(name)
     spark.range(0, 10).write.format("delta").save(path)
@@ -44,17 +46,22 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val key = "spark.databricks.delta.deltaLog.minorCompaction.useForReads"
     DeltaLog.clearCache()
     spark.conf.set(key, useCompactions.toString)
-    try rows(path) finally spark.conf.unset(key)
+    try rows(path)
+    finally spark.conf.unset(key)
   }
 
   private def compact(table: String, range: String = ""): Row =
     spark.sql(s"ALTER TABLE $table COMPACT LOG $range").collect().single
 
-  private implicit class Single[T](xs: Array[T]) { def single: T = { assert(xs.length === 1); xs.head } }
+  private implicit class Single[T](xs: Array[T]) {
+    def single: T = { assert(xs.length === 1); xs.head }
+  }
 
   private def condition(f: => Any): String = intercept[DeltaLifecycleException](f).condition
 
-  test("without a range it compacts the commits since the last checkpoint, and every reader agrees") {
+  test(
+    "without a range it compacts the commits since the last checkpoint, and every reader agrees"
+  ) {
     val path = table("pending", after = 5)
     val before = rows(path)
     val row = compact(s"delta.`$path`")
@@ -67,7 +74,9 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
 
     // Reconciled: no commitInfo; the files added in the range and still there; every remove.
     def paths(ls: Seq[String], kind: String): Set[String] =
-      ls.map(JsonUtils.mapper.readTree).filter(_.has(kind)).map(_.get(kind).get("path").asText()).toSet
+      ls.map(
+        JsonUtils.mapper.readTree
+      ).filter(_.has(kind)).map(_.get(kind).get("path").asText()).toSet
     val commitLines = (11 to 15).flatMap(v => lines(new File(logDir(path), f"$v%020d.json")))
     val compacted = lines(file)
     assert(!compacted.exists(_.startsWith("{\"commitInfo\"")))
@@ -80,8 +89,11 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(rowsByDeltaSpark(path, useCompactions = true) === before)
     assert(rowsByDeltaSpark(path, useCompactions = false) === before)
     // Damage a commit the compaction covers: readers that use the compaction do not notice.
-    Files.write(new File(logDir(path), f"${13}%020d.json").toPath, "{}\n".getBytes(StandardCharsets.UTF_8),
-      StandardOpenOption.TRUNCATE_EXISTING)
+    Files.write(
+      new File(logDir(path), f"${13}%020d.json").toPath,
+      "{}\n".getBytes(StandardCharsets.UTF_8),
+      StandardOpenOption.TRUNCATE_EXISTING
+    )
     assert(rowsByDeltaSpark(path, useCompactions = true) === before)
 
     // Nothing new to compact now.
@@ -96,7 +108,8 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val again = compact("compact_by_name", "from version 11 to version 13")
     assert(again.getAs[String]("status") === "exists")
     // A range containing the existing one is fine: readers take the one reaching furthest.
-    assert(compact(s"delta.`$path`", "FROM VERSION 11 TO VERSION 16").getAs[String]("status") === "written")
+    assert(compact(s"delta.`$path`", "FROM VERSION 11 TO VERSION 16").getAs[String]("status") ===
+      "written")
     assert(rowsByDeltaSpark(path, useCompactions = true) === rows(path))
   }
 
@@ -106,14 +119,18 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val listing = log.listing()
     val pool = Executors.newFixedThreadPool(2)
     try {
-      val tasks = (1 to 2).map(_ => pool.submit(new Callable[CompactionOutcome] {
-        override def call(): CompactionOutcome = LogCompaction.compact(log, LogStore(spark), listing, 11, 18)
-      }))
+      val tasks = (1 to 2).map(_ =>
+        pool.submit(new Callable[CompactionOutcome] {
+          override def call(): CompactionOutcome =
+            LogCompaction.compact(log, LogStore(spark), listing, 11, 18)
+        })
+      )
       val statuses = tasks.map(_.get().status).toSet
       assert(statuses.subsetOf(Set(CompactionStatus.Written, CompactionStatus.AlreadyExists)))
       assert(statuses.contains(CompactionStatus.Written))
     } finally pool.shutdown()
-    assert(logDir(path).list().filter(_.endsWith(".compacted.json")).toSeq === Seq(compactionFile(path, 11, 18).getName))
+    assert(logDir(path).list().filter(_.endsWith(".compacted.json")).toSeq ===
+      Seq(compactionFile(path, 11, 18).getName))
     assert(rowsByDeltaSpark(path, useCompactions = true) === rows(path))
   }
 
@@ -121,17 +138,23 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val path = table("unknown-fields", after = 3)
     val commit = new File(logDir(path), f"${11}%020d.json")
     val text = lines(commit).map { l =>
-      if (l.startsWith("{\"add\":{")) l.replaceFirst("\\{\"add\":\\{", "{\"add\":{\"futureField\":{\"x\":1},") else l
+      if (l.startsWith("{\"add\":{"))
+        l.replaceFirst("\\{\"add\":\\{", "{\"add\":{\"futureField\":{\"x\":1},")
+      else l
     }
     Files.write(commit.toPath, text.mkString("", "\n", "\n").getBytes(StandardCharsets.UTF_8))
     compact(s"delta.`$path`", "FROM VERSION 11 TO VERSION 13")
     assert(lines(compactionFile(path, 11, 13)).exists(_.contains("\"futureField\":{\"x\":1}")))
   }
 
-  test("in-commit timestamps: delta-spark still reads the timestamp and rows of a compacted version") {
+  test(
+    "in-commit timestamps: delta-spark still reads the timestamp and rows of a compacted version"
+  ) {
     val path = newTableDir("ict")
-    spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta " +
-      "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true', 'delta.checkpointInterval' = '100')")
+    spark.sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta " +
+        "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true', 'delta.checkpointInterval' = '100')"
+    )
     (1 to 4).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
     DeltaLog.clearCache()
     val expected = DeltaLog.forTable(spark, path).update()
@@ -147,8 +170,10 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val path = table("bad-ranges", after = 6)
     val t = s"delta.`$path`"
     def compactionsOnDisk = logDir(path).list().filter(_.endsWith(".compacted.json")).sorted.toSeq
-    assert(condition(compact(t, "FROM VERSION 12 TO VERSION 12")) === "DELTA_LIFECYCLE_INVALID_COMPACTION_RANGE")
-    assert(condition(compact(t, "FROM VERSION 14 TO VERSION 12")) === "DELTA_LIFECYCLE_INVALID_COMPACTION_RANGE")
+    assert(condition(compact(t, "FROM VERSION 12 TO VERSION 12")) ===
+      "DELTA_LIFECYCLE_INVALID_COMPACTION_RANGE")
+    assert(condition(compact(t, "FROM VERSION 14 TO VERSION 12")) ===
+      "DELTA_LIFECYCLE_INVALID_COMPACTION_RANGE")
     val tooFar = intercept[DeltaLifecycleException](compact(t, "FROM VERSION 12 TO VERSION 99"))
     assert(tooFar.getMessage.contains("latest version of the table is 16"))
 
@@ -167,9 +192,12 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
 
     // Partial overlap with an existing compaction.
     compact(t, "FROM VERSION 14 TO VERSION 16")
-    assert(condition(compact(t, "FROM VERSION 15 TO VERSION 16")) === "DELTA_LIFECYCLE_COMPACTION_CONFLICT")
-    assert(condition(compact(t, "FROM VERSION 12 TO VERSION 15")) === "DELTA_LIFECYCLE_COMPACTION_CONFLICT")
-    assert(compactionsOnDisk === Seq(compactionFile(path, 11, 13).getName, compactionFile(path, 14, 16).getName))
+    assert(condition(compact(t, "FROM VERSION 15 TO VERSION 16")) ===
+      "DELTA_LIFECYCLE_COMPACTION_CONFLICT")
+    assert(condition(compact(t, "FROM VERSION 12 TO VERSION 15")) ===
+      "DELTA_LIFECYCLE_COMPACTION_CONFLICT")
+    assert(compactionsOnDisk ===
+      Seq(compactionFile(path, 11, 13).getName, compactionFile(path, 14, 16).getName))
   }
 
   test("a range with a protocol this client does not support is refused") {
@@ -177,8 +205,13 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val commit = new File(logDir(path), f"${12}%020d.json")
     val protocol = """{"protocol":{"minReaderVersion":3,"minWriterVersion":7,""" +
       """"readerFeatures":["futureReaderFeature"],"writerFeatures":["futureReaderFeature"]}}"""
-    Files.write(commit.toPath, (protocol + "\n").getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND)
-    val e = intercept[DeltaLifecycleException](compact(s"delta.`$path`", "FROM VERSION 11 TO VERSION 12"))
+    Files.write(
+      commit.toPath,
+      (protocol + "\n").getBytes(StandardCharsets.UTF_8),
+      StandardOpenOption.APPEND
+    )
+    val e =
+      intercept[DeltaLifecycleException](compact(s"delta.`$path`", "FROM VERSION 11 TO VERSION 12"))
     assert(e.condition === "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL")
     assert(e.getMessage.contains("futureReaderFeature"))
     assert(!compactionFile(path, 11, 12).exists())

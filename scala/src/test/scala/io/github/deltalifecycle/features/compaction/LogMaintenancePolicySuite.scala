@@ -9,40 +9,60 @@ import org.apache.spark.sql.Row
 import org.apache.spark.sql.delta.DeltaLog
 import org.scalatest.funsuite.AnyFunSuite
 
-/** The post-commit policy: its decisions on made-up listings, then end to end after real commits. */
+/**
+ * The post-commit policy: its decisions on made-up listings, then end to end after real commits.
+ */
 class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
   import MaintenanceAction._
 
   /** A listing of `names`, where a commit's size is given as "<version>.json:<bytes>". */
   private def listing(names: String*): LogListing = {
     val files = names.flatMap { n =>
-      val (name, size) = n.split(':') match { case Array(a, b) => (a, b.toLong); case Array(a) => (a, 100L) }
+      val (name, size) =
+        n.split(':') match { case Array(a, b) => (a, b.toLong); case Array(a) => (a, 100L) }
       LogFiles.classify(new FileStatus(size, false, 1, 1, 0, new Path("/t/_delta_log", name)))
     }
-    LogListing(new Path("/t"), new Path("/t/_delta_log"),
+    LogListing(
+      new Path("/t"),
+      new Path("/t/_delta_log"),
       files.collect { case c: CommitFile => c }.sortBy(_.version).toVector,
       LogFiles.completeCheckpoints(files.collect { case c: CheckpointPartFile => c }).toVector,
       files.collect { case c: CompactionFile => c }.sortBy(c => (c.start, c.end)).toVector,
-      Map.empty)
+      Map.empty
+    )
   }
-  private def commits(range: Range, size: Long = 100): Seq[String] = range.map(v => f"$v%020d.json:$size")
+  private def commits(range: Range, size: Long = 100): Seq[String] =
+    range.map(v => f"$v%020d.json:$size")
   private def checkpoint(v: Long) = f"$v%020d.checkpoint.parquet"
   private def compaction(x: Long, y: Long) = f"$x%020d.$y%020d.compacted.json"
-  private val settings = PolicySettings(compactionInterval = 5, largeCommitBytes = 1000, checkpointInterval = 100)
+  private val settings =
+    PolicySettings(compactionInterval = 5, largeCommitBytes = 1000, checkpointInterval = 100)
 
   test("a compaction once enough small commits follow the last checkpoint or compaction") {
-    assert(LogMaintenancePolicy.decide(listing(commits(0 to 103) :+ checkpoint(100): _*), settings) === Nothing)
-    assert(LogMaintenancePolicy.decide(listing(commits(0 to 105) :+ checkpoint(100): _*), settings) === Compact(101, 105))
+    assert(LogMaintenancePolicy.decide(
+      listing(commits(0 to 103) :+ checkpoint(100): _*),
+      settings
+    ) === Nothing)
+    assert(LogMaintenancePolicy.decide(
+      listing(commits(0 to 105) :+ checkpoint(100): _*),
+      settings
+    ) === Compact(101, 105))
     val afterCompaction = commits(0 to 110) ++ Seq(checkpoint(100), compaction(101, 105))
-    assert(LogMaintenancePolicy.decide(listing(afterCompaction: _*), settings) === Compact(106, 110))
+    assert(LogMaintenancePolicy.decide(listing(afterCompaction: _*), settings) ===
+      Compact(106, 110))
     val notYet = commits(0 to 109) ++ Seq(checkpoint(100), compaction(101, 105))
     assert(LogMaintenancePolicy.decide(listing(notYet: _*), settings) === Nothing)
   }
 
-  test("a large commit asks for a checkpoint; a checkpoint-interval version is left to delta-spark") {
+  test(
+    "a large commit asks for a checkpoint; a checkpoint-interval version is left to delta-spark"
+  ) {
     val large = commits(0 to 102) ++ commits(103 to 103, size = 5000) :+ checkpoint(100)
     assert(LogMaintenancePolicy.decide(listing(large: _*), settings) === Checkpoint(103))
-    assert(LogMaintenancePolicy.decide(listing(commits(0 to 200) :+ checkpoint(100): _*), settings) === Nothing)
+    assert(LogMaintenancePolicy.decide(
+      listing(commits(0 to 200) :+ checkpoint(100): _*),
+      settings
+    ) === Nothing)
   }
 
   test("compactions are off when the interval is below 2 or not below the checkpoint interval") {
@@ -51,11 +71,19 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
     assert(LogMaintenancePolicy.decide(log, settings.copy(checkpointInterval = 5)) === Nothing)
   }
 
-  test("settings come from the table, then the session, then the defaults; bad values are ignored") {
+  test(
+    "settings come from the table, then the session, then the defaults; bad values are ignored"
+  ) {
     val session = Map("spark.deltaLifecycle.logCompaction.interval" -> "7")
     assert(PolicySettings.resolve(Map.empty, session.get) === PolicySettings(7, 1L << 20, 10))
-    assert(PolicySettings.resolve(Map("deltaLifecycle.logCompaction.interval" -> "3",
-      "delta.checkpointInterval" -> "50", "deltaLifecycle.logCompaction.largeCommitBytes" -> "oops"), session.get) ===
+    assert(PolicySettings.resolve(
+      Map(
+        "deltaLifecycle.logCompaction.interval" -> "3",
+        "delta.checkpointInterval" -> "50",
+        "deltaLifecycle.logCompaction.largeCommitBytes" -> "oops"
+      ),
+      session.get
+    ) ===
       PolicySettings(3, 1L << 20, 50))
   }
 
@@ -76,7 +104,9 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
     assert(logFiles(path, ".compacted.json") ===
       Seq(compaction(0, 3), compaction(4, 7)))
     DeltaLog.clearCache()
-    assert(spark.read.format("delta").load(path).collect().toSet === (1 to 9).map(i => Row(i.toLong)).toSet)
+    assert(spark.read.format("delta").load(path).collect().toSet === (1 to 9).map(i =>
+      Row(i.toLong)
+    ).toSet)
     val core = TableLog.forPath(spark.sessionState.newHadoopConf(), path).latestSnapshot()
     assert(core.segment.compactions.map(c => (c.start, c.end)) === Seq((0L, 3L), (4L, 7L)))
   }
@@ -89,7 +119,8 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
     assert(logFiles(path, ".checkpoint.parquet") === Seq(checkpoint(1), checkpoint(2)))
 
     spark.conf.set(PolicySettings.EnabledSessionKey, "false")
-    try appendAndWait(path, 3 to 4) finally spark.conf.unset(PolicySettings.EnabledSessionKey)
+    try appendAndWait(path, 3 to 4)
+    finally spark.conf.unset(PolicySettings.EnabledSessionKey)
     assert(logFiles(path, ".checkpoint.parquet") === Seq(checkpoint(1), checkpoint(2)))
   }
 }

@@ -9,17 +9,20 @@ import org.apache.spark.sql.delta.DeltaLog
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * `ALTER TABLE … DROP FEATURE`: the fast drop with its protected barrier, DRY RUN's plan
- * against what the drop then does, the history-truncating flow, dropping
- * checkpointProtection itself, writer features, re-runs and every refusal.
+ * `ALTER TABLE … DROP FEATURE`: the fast drop with its protected barrier, DRY RUN's plan against
+ * what the drop then does, the history-truncating flow, dropping checkpointProtection itself,
+ * writer features, re-runs and every refusal.
  */
 class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
 
   private def sql(text: String): Seq[Row] = spark.sql(text).collect().toSeq
-  private def drop(path: String, clause: String): Row = sql(s"ALTER TABLE delta.`$path` DROP FEATURE $clause").head
-  private def snapshot(path: String): LogSnapshot = TableLog.forPath(spark.sessionState.newHadoopConf(), path).latestSnapshot()
+  private def drop(path: String, clause: String): Row =
+    sql(s"ALTER TABLE delta.`$path` DROP FEATURE $clause").head
+  private def snapshot(path: String): LogSnapshot =
+    TableLog.forPath(spark.sessionState.newHadoopConf(), path).latestSnapshot()
   private def features(s: LogSnapshot): Set[String] = s.protocol.readerAndWriterFeatureNames
-  private def longs(row: Row, field: String): Seq[Long] = row.getAs[scala.collection.Seq[Long]](field).toSeq
+  private def longs(row: Row, field: String): Seq[Long] =
+    row.getAs[scala.collection.Seq[Long]](field).toSeq
 
   private def rows(path: String, version: Option[Long] = None): Set[Row] = {
     DeltaLog.clearCache()
@@ -33,8 +36,14 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   /** 10 files of two rows each; three of them carry deletion vectors. */
   private def tableWithDeletionVectors(name: String, properties: String = ""): String = {
     val path = newTableDir(name)
-    sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true'$properties)")
-    (0 until 10).foreach(i => sql(s"INSERT INTO delta.`$path` SELECT /*+ COALESCE(1) */ * FROM VALUES ($i), (${i + 100}) AS t(id)"))
+    sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true'$properties)"
+    )
+    (0 until 10).foreach(i =>
+      sql(
+        s"INSERT INTO delta.`$path` SELECT /*+ COALESCE(1) */ * FROM VALUES ($i), (${i + 100}) AS t(id)"
+      )
+    )
     sql(s"DELETE FROM delta.`$path` WHERE id IN (101, 103, 105)")
     assert(snapshot(path).activeFiles.count(_.deletionVector != null) === 3)
     path
@@ -50,12 +59,22 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(logNames(path) === logBefore, "DRY RUN must not write")
     assert(plan.getAs[String]("status") === "planned")
     assert(plan.getAs[Long]("filesRewritten") === 3)
-    assert(plan.getAs[Long]("bytesRewritten") === before.activeFiles.filter(_.deletionVector != null).map(_.size).sum)
+    assert(plan.getAs[Long]("bytesRewritten") ===
+      before.activeFiles.filter(_.deletionVector != null).map(_.size).sum)
 
     val done = drop(path, "deletionVectors")
     assert(done.getAs[String]("status") === "dropped" && done.getAs[String]("mode") === "fast")
-    for (field <- Seq("filesRewritten", "bytesRewritten", "commitVersions", "checkpointVersions", "protectedBefore",
-      "readableWithoutFeatureFrom", "steps")) assert(done.getAs[Any](field) === plan.getAs[Any](field), field)
+    for (
+      field <- Seq(
+        "filesRewritten",
+        "bytesRewritten",
+        "commitVersions",
+        "checkpointVersions",
+        "protectedBefore",
+        "readableWithoutFeatureFrom",
+        "steps"
+      )
+    ) assert(done.getAs[Any](field) === plan.getAs[Any](field), field)
 
     val after = snapshot(path)
     val boundary = done.getAs[Long]("protectedBefore")
@@ -65,20 +84,27 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(after.configuration(LogCleanup.ProtectionProperty) === boundary.toString)
     assert(after.activeFiles.forall(_.deletionVector == null))
     // Three barrier checkpoints right before the boundary, one at it.
-    assert(longs(done, "checkpointVersions") === Seq(boundary - 3, boundary - 2, boundary - 1, boundary))
-    longs(done, "checkpointVersions").foreach(v => assert(logNames(path).contains(name(v, "checkpoint.parquet"))))
+    assert(longs(done, "checkpointVersions") ===
+      Seq(boundary - 3, boundary - 2, boundary - 1, boundary))
+    longs(done, "checkpointVersions").foreach(v =>
+      assert(logNames(path).contains(name(v, "checkpoint.parquet")))
+    )
 
     assert(rows(path) === expectedRows)
     // Every barrier version reads the same rows: the copied checkpoints hold the right state.
-    (boundary - 3 to boundary).foreach(v => assert(rows(path, Some(v)) === expectedRows, s"version $v"))
+    (boundary - 3 to boundary).foreach(v =>
+      assert(rows(path, Some(v)) === expectedRows, s"version $v")
+    )
     assert(rows(path, Some(before.version)) === expectedRows)
     val history = sql(s"DESCRIBE HISTORY delta.`$path` LIMIT 1").head
     assert(history.getAs[String]("operation") === "DROP FEATURE")
-    assert(history.getAs[Map[String, String]]("operationParameters")("featureName") === "deletionVectors")
+    assert(history.getAs[Map[String, String]]("operationParameters")("featureName") ===
+      "deletionVectors")
 
     // The feature is gone: a second run says so and writes nothing.
     val names = logNames(path)
-    assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE deletionVectors").condition === "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT")
+    assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE deletionVectors").condition ===
+      "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT")
     assert(logNames(path) === names)
     // delta-spark still writes to the table, without deletion vectors.
     sql(s"DELETE FROM delta.`$path` WHERE id = 0")
@@ -87,7 +113,9 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
 
   test("deletion vectors enabled but never written: the plan still matches the drop") {
     val path = newTableDir("dv-enabled-unused")
-    sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    )
     sql(s"INSERT INTO delta.`$path` VALUES (1), (2)")
     val plan = drop(path, "deletionVectors DRY RUN")
     val done = drop(path, "deletionVectors")
@@ -108,7 +136,9 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(rows(path) === expectedRows)
   }
 
-  test("a writer appending throughout the drop: every append commits once or fails with a conflict") {
+  test(
+    "a writer appending throughout the drop: every append commits once or fails with a conflict"
+  ) {
     val path = tableWithDeletionVectors("dv-concurrent")
     val initial = rows(path).size
     val stop = new java.util.concurrent.atomic.AtomicBoolean(false)
@@ -119,7 +149,9 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
       while (!stop.get()) {
         i += 1
         try {
-          spark.range(1).selectExpr(s"CAST(${1000000 + i} AS BIGINT) AS id").write.format("delta").mode("append").save(path)
+          spark.range(1).selectExpr(
+            s"CAST(${1000000 + i} AS BIGINT) AS id"
+          ).write.format("delta").mode("append").save(path)
           committed.incrementAndGet()
         } catch { case e: Throwable => failures.add(e) }
         Thread.sleep(250)
@@ -131,8 +163,11 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     val done = Iterator.continually {
       try Some(drop(path, "deletionVectors"))
       catch {
-        case e: DeltaLifecycleException if Set("DELTA_LIFECYCLE_CONCURRENT_COMMIT",
-          "DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN").contains(e.condition) =>
+        case e: DeltaLifecycleException
+            if Set(
+              "DELTA_LIFECYCLE_CONCURRENT_COMMIT",
+              "DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN"
+            ).contains(e.condition) =>
           lost.add(e.getMessage)
           None
       }
@@ -141,15 +176,22 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     writer.join()
 
     assert(done.isDefined, s"the drop completes within five runs; the runs lost with: $lost")
-    assert(committed.get() > 0, s"the writer committed during the drop; failures: ${failures.size()}: ${Option(failures.peek())}")
-    failures.forEach(e => assert(e.isInstanceOf[java.util.ConcurrentModificationException], e.toString))
+    assert(
+      committed.get() > 0,
+      s"the writer committed during the drop; failures: ${failures.size()}: ${Option(failures.peek())}"
+    )
+    failures.forEach(e =>
+      assert(e.isInstanceOf[java.util.ConcurrentModificationException], e.toString)
+    )
     assert(!features(snapshot(path)).contains("deletionVectors"))
     assert(rows(path).size === initial + committed.get())
   }
 
   test("v2Checkpoint: the barrier and final checkpoints are classic, the policy property goes") {
     val path = newTableDir("v2checkpoint")
-    sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2')")
+    sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2')"
+    )
     (0 until 4).foreach(i => sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
     assert(logNames(path).exists(_.matches("""\d{20}\.checkpoint\.[0-9a-f-]+\.(json|parquet)""")))
     val expectedRows = rows(path)
@@ -158,13 +200,19 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(!features(after).contains("v2Checkpoint"))
     // As delta-spark does, the policy stays at classic, its default.
     assert(after.configuration.getOrElse("delta.checkpointPolicy", "classic") === "classic")
-    longs(done, "checkpointVersions").foreach(v => assert(logNames(path).contains(name(v, "checkpoint.parquet")), s"classic checkpoint $v"))
+    longs(done, "checkpointVersions").foreach(v =>
+      assert(logNames(path).contains(name(v, "checkpoint.parquet")), s"classic checkpoint $v")
+    )
     assert(rows(path) === expectedRows)
   }
 
-  test("typeWidening: files written with the narrower type are rewritten and the type-change records removed") {
+  test(
+    "typeWidening: files written with the narrower type are rewritten and the type-change records removed"
+  ) {
     val path = newTableDir("type-widening")
-    sql(s"CREATE TABLE delta.`$path` (id SMALLINT) USING delta TBLPROPERTIES ('delta.enableTypeWidening' = 'true')")
+    sql(
+      s"CREATE TABLE delta.`$path` (id SMALLINT) USING delta TBLPROPERTIES ('delta.enableTypeWidening' = 'true')"
+    )
     sql(s"INSERT INTO delta.`$path` VALUES (1), (2)")
     val narrowFiles = snapshot(path).activeFiles.size.toLong
     sql(s"ALTER TABLE delta.`$path` ALTER COLUMN id TYPE INT")
@@ -182,10 +230,14 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(rows(path) === expectedRows)
   }
 
-  test("columnMapping: the table is rewritten with logical names; vacuumProtocolCheck drops after it") {
+  test(
+    "columnMapping: the table is rewritten with logical names; vacuumProtocolCheck drops after it"
+  ) {
     val path = newTableDir("column-mapping")
-    sql(s"CREATE TABLE delta.`$path` (id BIGINT, name STRING) USING delta " +
-      "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.feature.vacuumProtocolCheck' = 'supported')")
+    sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT, name STRING) USING delta " +
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.feature.vacuumProtocolCheck' = 'supported')"
+    )
     sql(s"INSERT INTO delta.`$path` VALUES (1, 'a'), (2, 'b')")
     sql(s"ALTER TABLE delta.`$path` RENAME COLUMN name TO label")
     val expectedRows = rows(path)
@@ -208,20 +260,28 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
 
   test("writer features drop without a barrier; CHECK constraints must go first") {
     val path = newTableDir("writer-features")
-    sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')")
+    sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')"
+    )
     sql(s"INSERT INTO delta.`$path` VALUES (1)")
     sql(s"ALTER TABLE delta.`$path` ADD CONSTRAINT positive CHECK (id > 0)")
 
     val inUse = failure(s"ALTER TABLE delta.`$path` DROP FEATURE checkConstraints")
-    assert(inUse.condition === "DELTA_LIFECYCLE_FEATURE_IN_USE" && inUse.getMessage.contains("DROP CONSTRAINT positive"))
+    assert(inUse.condition === "DELTA_LIFECYCLE_FEATURE_IN_USE" &&
+      inUse.getMessage.contains("DROP CONSTRAINT positive"))
     sql(s"ALTER TABLE delta.`$path` DROP CONSTRAINT positive")
     val checks = drop(path, "checkConstraints")
-    assert(longs(checks, "checkpointVersions").isEmpty && checks.isNullAt(checks.fieldIndex("protectedBefore")))
+    assert(longs(checks, "checkpointVersions").isEmpty &&
+      checks.isNullAt(checks.fieldIndex("protectedBefore")))
 
     val ict = drop(path, "inCommitTimestamp")
     assert(ict.getAs[Long]("readableWithoutFeatureFrom") === 0)
     val after = snapshot(path)
-    assert(!features(after).exists(Set("checkConstraints", "inCommitTimestamp", "checkpointProtection")))
+    assert(!features(after).exists(Set(
+      "checkConstraints",
+      "inCommitTimestamp",
+      "checkpointProtection"
+    )))
     assert(!after.configuration.contains("delta.enableInCommitTimestamps") ||
       after.configuration("delta.enableInCommitTimestamps") == "false")
     val refused = failure(s"ALTER TABLE delta.`$path` DROP FEATURE appendOnly TRUNCATE HISTORY")
@@ -230,34 +290,46 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(rows(path).size === 2)
   }
 
-  test("TRUNCATE HISTORY: the first run prepares and says how long to wait; a run after the wait truncates and downgrades") {
+  test(
+    "TRUNCATE HISTORY: the first run prepares and says how long to wait; a run after the wait truncates and downgrades"
+  ) {
     val path = tableWithDeletionVectors("dv-truncate")
     val expectedRows = rows(path)
 
     val plan = drop(path, "deletionVectors TRUNCATE HISTORY DRY RUN")
     assert(plan.getAs[String]("mode") === "truncate-history")
-    val waiting = failure(s"ALTER TABLE delta.`$path` DROP FEATURE deletionVectors TRUNCATE HISTORY")
+    val waiting =
+      failure(s"ALTER TABLE delta.`$path` DROP FEATURE deletionVectors TRUNCATE HISTORY")
     assert(waiting.condition === "DELTA_LIFECYCLE_DROP_FEATURE_WAIT")
-    assert(waiting.getMessage.contains("24 hours") && waiting.getMessage.contains("TRUNCATE HISTORY"))
+    assert(waiting.getMessage.contains("24 hours") &&
+      waiting.getMessage.contains("TRUNCATE HISTORY"))
     val prepared = snapshot(path)
-    assert(features(prepared).contains("deletionVectors"), "the protocol keeps the feature until the wait is over")
+    assert(
+      features(prepared).contains("deletionVectors"),
+      "the protocol keeps the feature until the wait is over"
+    )
     assert(prepared.activeFiles.forall(_.deletionVector == null))
     assert(longs(plan, "commitVersions").last === prepared.version)
 
     // Still inside the retention: the history still holds deletion vectors.
-    assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE deletionVectors TRUNCATE HISTORY").condition ===
+    assert(failure(
+      s"ALTER TABLE delta.`$path` DROP FEATURE deletionVectors TRUNCATE HISTORY"
+    ).condition ===
       "DELTA_LIFECYCLE_DROP_FEATURE_WAIT")
     age(path, through = snapshot(path).version, hours = 48)
     val done = drop(path, "deletionVectors TRUNCATE HISTORY")
     assert(done.getAs[String]("status") === "dropped")
     val after = snapshot(path)
-    assert(!features(after).contains("deletionVectors") && !features(after).contains("checkpointProtection"))
+    assert(!features(after).contains("deletionVectors") &&
+      !features(after).contains("checkpointProtection"))
     assert(done.getAs[Long]("historyTruncatedBefore") > 0)
     assert(!logNames(path).contains(name(0, "json")))
     assert(rows(path) === expectedRows)
   }
 
-  test("checkpointProtection drops only with TRUNCATE HISTORY, taking everything before its boundary in one pass") {
+  test(
+    "checkpointProtection drops only with TRUNCATE HISTORY, taking everything before its boundary in one pass"
+  ) {
     val path = tableWithDeletionVectors("drop-protection", ", 'delta.checkpointInterval' = '4'")
     val boundary = drop(path, "deletionVectors").getAs[Long]("protectedBefore")
     sql(s"INSERT INTO delta.`$path` VALUES (1000)")
@@ -265,14 +337,21 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
 
     assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE checkpointProtection").condition ===
       "DELTA_LIFECYCLE_TRUNCATE_HISTORY_REQUIRED")
-    val early = failure(s"ALTER TABLE delta.`$path` DROP FEATURE checkpointProtection TRUNCATE HISTORY")
-    assert(early.condition === "DELTA_LIFECYCLE_DROP_FEATURE_WAIT" && early.getMessage.contains(s"from $boundary on"))
-    assert(logNames(path).contains(name(0, "json")), "nothing is deleted while the boundary is too young")
+    val early =
+      failure(s"ALTER TABLE delta.`$path` DROP FEATURE checkpointProtection TRUNCATE HISTORY")
+    assert(early.condition === "DELTA_LIFECYCLE_DROP_FEATURE_WAIT" &&
+      early.getMessage.contains(s"from $boundary on"))
+    assert(
+      logNames(path).contains(name(0, "json")),
+      "nothing is deleted while the boundary is too young"
+    )
 
     age(path, through = snapshot(path).version, hours = 48)
     val done = drop(path, "checkpointProtection TRUNCATE HISTORY")
     assert(done.getAs[Long]("historyTruncatedBefore") === boundary)
-    assert(logNames(path).forall(n => !n.matches("""\d{20}\..*""") || n.take(20).toLong >= boundary))
+    assert(logNames(path).forall(n =>
+      !n.matches("""\d{20}\..*""") || n.take(20).toLong >= boundary
+    ))
     val after = snapshot(path)
     assert(!features(after).contains("checkpointProtection"))
     assert(!after.configuration.contains(LogCleanup.ProtectionProperty))
@@ -283,12 +362,16 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     val path = tableWithDeletionVectors("refusals")
     val names = logNames(path)
     val unknown = failure(s"ALTER TABLE delta.`$path` DROP FEATURE nosuchFeature")
-    assert(unknown.condition === "DELTA_LIFECYCLE_UNKNOWN_FEATURE" && unknown.getMessage.contains("deletionVectors, typeWidening"))
-    assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE v2Checkpoint").condition === "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT")
+    assert(unknown.condition === "DELTA_LIFECYCLE_UNKNOWN_FEATURE" &&
+      unknown.getMessage.contains("deletionVectors, typeWidening"))
+    assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE v2Checkpoint").condition ===
+      "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT")
     assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE 'typeWidening-preview'").condition ===
       "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT")
-    assert(failure(s"ALTER TABLE delta.`$path` DROP FEATURE typeWidening-preview DRY RUN").condition ===
-      "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT")
+    assert(
+      failure(s"ALTER TABLE delta.`$path` DROP FEATURE typeWidening-preview DRY RUN").condition ===
+        "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT"
+    )
     assert(logNames(path) === names)
     // Every listed name is a feature delta-spark can remove.
     DroppableFeatures.Names.foreach(n => assert(DroppableFeatures.lookup(n).name === n))
@@ -297,7 +380,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     sql(s"CREATE TABLE delta.`$dependent` (id BIGINT) USING delta " +
       "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.enableIcebergCompatV2' = 'true')")
     val needed = failure(s"ALTER TABLE delta.`$dependent` DROP FEATURE columnMapping DRY RUN")
-    assert(needed.condition === "DELTA_LIFECYCLE_DEPENDENT_FEATURE" && needed.getMessage.contains("icebergCompatV2"))
+    assert(needed.condition === "DELTA_LIFECYCLE_DEPENDENT_FEATURE" &&
+      needed.getMessage.contains("icebergCompatV2"))
 
     val notDelta = newTableDir("not-delta")
     new java.io.File(notDelta).mkdirs()
@@ -306,7 +390,9 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test("by catalog name") {
-    sql("CREATE TABLE dv_by_name (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    sql(
+      "CREATE TABLE dv_by_name (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    )
     sql("INSERT INTO dv_by_name VALUES (1), (2), (3)")
     sql("DELETE FROM dv_by_name WHERE id = 2")
     val done = sql("ALTER TABLE dv_by_name DROP FEATURE deletionVectors").head

@@ -9,25 +9,30 @@ import org.apache.spark.sql.delta.storage.LogStore
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * Table redirection end to end in one session with the extension and its catalog: the
- * enable and disable procedures, routing of every entry point per state, the state machine
- * behind ALTER TABLE ... TBLPROPERTIES, and the safety checks (chains, cycles, allowed
- * locations, non-empty destinations, malformed values, writes in IN-PROGRESS states).
+ * Table redirection end to end in one session with the extension and its catalog: the enable and
+ * disable procedures, routing of every entry point per state, the state machine behind ALTER TABLE
+ * ... TBLPROPERTIES, and the safety checks (chains, cycles, allowed locations, non-empty
+ * destinations, malformed values, writes in IN-PROGRESS states).
  */
 class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   import spark.implicits._
 
   private def sql(text: String): Seq[Row] = spark.sql(text).collect().toSeq
-  private def ids(df: org.apache.spark.sql.DataFrame): Seq[Long] = df.collect().map(_.getLong(0)).toSeq.sorted
-  private def idsOf(table: String): Seq[Long] = { DeltaLog.clearCache(); ids(spark.sql(s"SELECT id FROM $table")) }
+  private def ids(df: org.apache.spark.sql.DataFrame): Seq[Long] =
+    df.collect().map(_.getLong(0)).toSeq.sorted
+  private def idsOf(table: String): Seq[Long] = {
+    DeltaLog.clearCache(); ids(spark.sql(s"SELECT id FROM $table"))
+  }
   private def hadoopConf = spark.sessionState.newHadoopConf()
-  private def info(path: String): RedirectInfo = RedirectLookup.read(hadoopConf, new org.apache.hadoop.fs.Path(path)).get
+  private def info(path: String): RedirectInfo =
+    RedirectLookup.read(hadoopConf, new org.apache.hadoop.fs.Path(path)).get
 
   /** This project's error, possibly wrapped by Spark's analyzer (which keeps its condition). */
   private def failure(statement: => Any): AnalysisException = {
     val e = intercept[Exception](statement)
     Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).collectFirst {
-      case a: AnalysisException if Option(a.getCondition).exists(_.startsWith("DELTA_LIFECYCLE_")) => a
+      case a: AnalysisException
+          if Option(a.getCondition).exists(_.startsWith("DELTA_LIFECYCLE_")) => a
     }.getOrElse(fail(s"expected a delta-lifecycle error, got $e", e))
   }
 
@@ -41,7 +46,9 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   private def stateJson(state: String, dest: String): String =
     s"""{"Type":"Object Store","State":"$state","Spec":{"Location":"$dest"}}"""
 
-  test("SET REDIRECT copies the table, routes every entry point to it, and UNSET REDIRECT brings every row back") {
+  test(
+    "SET REDIRECT copies the table, routes every entry point to it, and UNSET REDIRECT brings every row back"
+  ) {
     val src = table("src-basic", 0 until 10)
     val dest = newTableDir("dest-basic")
     val r = sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest'").head
@@ -50,7 +57,8 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(r.getAs[Long]("filesCopied") > 0)
     assert(r.getAs[Seq[Long]]("commitVersions") === Seq(2L, 3L))
 
-    // The destination is a plain Delta table: delta-spark opens it on its own, at the copied version.
+    /* The destination is a plain Delta table: delta-spark opens it on its own, at the copied
+     * version. */
     assert(DeltaLog.forTable(spark, dest).update().version === 1)
     assert(RedirectLookup.read(hadoopConf, new org.apache.hadoop.fs.Path(dest)).get.config.isEmpty)
 
@@ -60,16 +68,21 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     Seq(101L).toDF("id").write.format("delta").mode("append").save(src)
     sql(s"DELETE FROM delta.`$src` WHERE id = 0")
     sql(s"UPDATE delta.`$src` SET id = 1001 WHERE id = 1")
-    sql(s"MERGE INTO delta.`$src` t USING (SELECT 102L AS id) s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *")
+    sql(
+      s"MERGE INTO delta.`$src` t USING (SELECT 102L AS id) s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *"
+    )
     val expected = ((2 until 10).map(_.toLong) ++ Seq(100L, 101L, 102L, 1001L)).sorted
     assert(ids(spark.read.format("delta").load(src)) === expected)
     assert(ids(spark.read.format("delta").load(dest)) === expected)
     assert(ids(spark.read.format("delta").option("versionAsOf", 1).load(src)) === (0 until 10))
     assert(ids(spark.sql(s"SELECT id FROM delta.`$src` VERSION AS OF 1")) === (0 until 10))
-    assert(sql(s"DESCRIBE DETAIL delta.`$src`").head.getAs[String]("location").stripSuffix("/").endsWith("dest-basic"))
+    assert(sql(
+      s"DESCRIBE DETAIL delta.`$src`"
+    ).head.getAs[String]("location").stripSuffix("/").endsWith("dest-basic"))
 
     val d = sql(s"DESCRIBE REDIRECT delta.`$src`").head
-    assert(d.getAs[String]("state") === "READY" && d.getAs[String]("destinationLocation").endsWith("dest-basic"))
+    assert(d.getAs[String]("state") === "READY" &&
+      d.getAs[String]("destinationLocation").endsWith("dest-basic"))
 
     val u = sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT").head
     assert(u.getAs[String]("state") === "NORMAL")
@@ -80,17 +93,21 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     // The destination stays readable and refuses writes.
     assert(info(dest).config.exists(_.isDestinationMarker))
     assert(idsOf(s"delta.`$dest`") === expected)
-    assert(failure(sql(s"INSERT INTO delta.`$dest` VALUES (7)")).getCondition === "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED")
+    assert(failure(sql(s"INSERT INTO delta.`$dest` VALUES (7)")).getCondition ===
+      "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED")
     // The source takes writes again.
     sql(s"INSERT INTO delta.`$src` VALUES (200)")
     assert(idsOf(s"delta.`$src`") === (expected :+ 200L).sorted)
   }
 
-  test("a catalog table redirected TO TABLE: names, saveAsTable and DESCRIBE follow; re-running is a no-op") {
+  test(
+    "a catalog table redirected TO TABLE: names, saveAsTable and DESCRIBE follow; re-running is a no-op"
+  ) {
     sql("CREATE TABLE redirect_by_name (id BIGINT) USING delta")
     sql("INSERT INTO redirect_by_name SELECT id FROM range(0, 5)")
     val r = sql("ALTER TABLE redirect_by_name SET REDIRECT TO TABLE redirect_target").head
-    assert(r.getAs[String]("type") === "Session Catalog" && r.getAs[String]("destination") === "default.redirect_target")
+    assert(r.getAs[String]("type") === "Session Catalog" &&
+      r.getAs[String]("destination") === "default.redirect_target")
     assert(spark.catalog.tableExists("redirect_target"))
     Seq(5L).toDF("id").write.format("delta").mode("append").saveAsTable("redirect_by_name")
     sql("INSERT INTO redirect_by_name VALUES (6)")
@@ -98,7 +115,8 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(idsOf("redirect_target") === (0L to 6L))
     val again = sql("ALTER TABLE redirect_by_name SET REDIRECT TO TABLE redirect_target").head
     assert(again.getAs[Seq[String]]("steps").head.contains("already READY"))
-    assert(sql("ALTER TABLE redirect_by_name UNSET REDIRECT").head.getAs[String]("state") === "NORMAL")
+    assert(sql("ALTER TABLE redirect_by_name UNSET REDIRECT").head.getAs[String]("state") ===
+      "NORMAL")
     assert(idsOf("redirect_by_name") === (0L to 6L))
   }
 
@@ -108,7 +126,10 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     Seq(1L, 2L).toDF("id").write.format("delta").mode("append").save(src)
     assert(idsOf("redirect_external") === Seq(1L, 2L))
     val dest = newTableDir("dest-external")
-    assert(sql(s"ALTER TABLE redirect_external SET REDIRECT TO '$dest'").head.getAs[String]("state") === "READY")
+    assert(
+      sql(s"ALTER TABLE redirect_external SET REDIRECT TO '$dest'").head.getAs[String]("state") ===
+        "READY"
+    )
     sql("INSERT INTO redirect_external VALUES (3)")
     assert(idsOf("redirect_external") === Seq(1L, 2L, 3L))
     assert(idsOf(s"delta.`$dest`") === Seq(1L, 2L, 3L))
@@ -117,22 +138,29 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   test("ENABLE-REDIRECT-IN-PROGRESS reads the source as it was and refuses every write") {
     val src = table("src-enabling", 0 until 4)
     val dest = newTableDir("dest-enabling")
-    sql(s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", dest)}')")
+    sql(
+      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", dest)}')"
+    )
     assert(info(src).state === "ENABLE-REDIRECT-IN-PROGRESS")
     // Stored under the writer-only feature while enabling, so the source stays readable everywhere.
-    assert(info(src).protocol.readerFeatureNames.isEmpty && info(src).protocol.writerFeatureNames.contains("redirectWriterOnly"))
+    assert(info(src).protocol.readerFeatureNames.isEmpty &&
+      info(src).protocol.writerFeatureNames.contains("redirectWriterOnly"))
     assert(info(src).config.get.targetMode === RedirectMode.ReaderWriter)
     assert(idsOf(s"delta.`$src`") === (0 until 4))
     assert(ids(spark.read.format("delta").load(src)) === (0 until 4))
-    for (write <- Seq(
-      () => sql(s"INSERT INTO delta.`$src` VALUES (9)"),
-      () => sql(s"DELETE FROM delta.`$src` WHERE id = 1"),
-      () => Seq(9L).toDF("id").write.format("delta").mode("append").save(src))) {
+    for (
+      write <- Seq(
+        () => sql(s"INSERT INTO delta.`$src` VALUES (9)"),
+        () => sql(s"DELETE FROM delta.`$src` WHERE id = 1"),
+        () => Seq(9L).toDF("id").write.format("delta").mode("append").save(src)
+      )
+    ) {
       assert(failure(write()).getCondition === "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED")
     }
     // SET REDIRECT to the same target completes the unfinished enable.
     val r = sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest'").head
-    assert(r.getAs[String]("state") === "READY" && r.getAs[Seq[String]]("steps").head.startsWith("resuming"))
+    assert(r.getAs[String]("state") === "READY" &&
+      r.getAs[Seq[String]]("steps").head.startsWith("resuming"))
     assert(info(src).protocol.readerFeatureNames === Set("redirectReaderWriter"))
     assert(idsOf(s"delta.`$dest`") === (0 until 4))
   }
@@ -140,26 +168,36 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   test("UNSET REDIRECT cancels an unfinished enable") {
     val src = table("src-cancel", 0 until 3)
     val dest = newTableDir("dest-cancel")
-    sql(s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", dest)}')")
+    sql(
+      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", dest)}')"
+    )
     val r = sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT").head
     assert(r.getAs[String]("state") === "NORMAL")
-    assert(info(src).protocol.minWriterVersion === 2 && RedirectConfig.protocolNames(info(src).protocol).isEmpty)
+    assert(info(src).protocol.minWriterVersion === 2 &&
+      RedirectConfig.protocolNames(info(src).protocol).isEmpty)
     sql(s"INSERT INTO delta.`$src` VALUES (3)")
     assert(idsOf(s"delta.`$src`") === (0 until 4))
   }
 
-  test("WRITER ONLY: delta-spark can open the source, but a query that bypasses routing is refused, not served stale rows") {
+  test(
+    "WRITER ONLY: delta-spark can open the source, but a query that bypasses routing is refused, not served stale rows"
+  ) {
     val src = table("src-writer-only", 0 until 3)
     val dest = newTableDir("dest-writer-only")
     sql(s"ALTER TABLE delta.`$src` SET REDIRECT WRITER ONLY TO '$dest'")
-    assert(info(src).protocol.readerFeatureNames.isEmpty && info(src).protocol.writerFeatureNames.contains("redirectWriterOnly"))
+    assert(info(src).protocol.readerFeatureNames.isEmpty &&
+      info(src).protocol.writerFeatureNames.contains("redirectWriterOnly"))
     sql(s"INSERT INTO delta.`$src` VALUES (3)")
     assert(idsOf(s"delta.`$src`") === (0 until 4))
     DeltaLog.clearCache()
     // delta-spark's DeltaTable API resolves through the same hooks, so it follows the redirect too.
     assert(ids(io.delta.tables.DeltaTable.forPath(spark, src).toDF) === (0 until 4))
-    // A relation built directly on the source bypasses routing; the query is refused rather than stale.
-    val direct = org.apache.spark.sql.delta.catalog.DeltaTableV2(spark, new org.apache.hadoop.fs.Path(src)).toBaseRelation
+    /* A relation built directly on the source bypasses routing; the query is refused rather than
+     * stale. */
+    val direct = org.apache.spark.sql.delta.catalog.DeltaTableV2(
+      spark,
+      new org.apache.hadoop.fs.Path(src)
+    ).toBaseRelation
     val bypass = failure(spark.baseRelationToDataFrame(direct).collect())
     assert(bypass.getCondition === "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED")
   }
@@ -168,69 +206,111 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     val src = table("src-rules", 0 until 3)
     val dest = newTableDir("dest-rules")
     val appName = spark.conf.get("spark.app.name")
-    val r = sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest' NO REDIRECT RULES ('$appName' ALLOW (VACUUM), 'etl' ALLOW ())").head
-    assert(r.getAs[Seq[String]]("noRedirectRules") === Seq(s"$appName: VACUUM", "etl: (reads only)"))
+    val r = sql(
+      s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest' NO REDIRECT RULES ('$appName' ALLOW (VACUUM), 'etl' ALLOW ())"
+    ).head
+    assert(r.getAs[Seq[String]]("noRedirectRules") ===
+      Seq(s"$appName: VACUUM", "etl: (reads only)"))
     sql(s"INSERT INTO delta.`$dest` VALUES (3)")
-    // A reader-writer source cannot be read by delta-spark, so the rule is explained, not silently ignored.
+    /* A reader-writer source cannot be read by delta-spark, so the rule is explained, not silently
+     * ignored. */
     assert(failure(sql(s"SELECT * FROM delta.`$src`")).getMessage.contains("NoRedirectRules keep"))
     sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")
     val writerOnlyDest = newTableDir("dest-rules-writer-only")
-    sql(s"ALTER TABLE delta.`$src` SET REDIRECT WRITER ONLY TO '$writerOnlyDest' NO REDIRECT RULES ('$appName' ALLOW ())")
+    sql(
+      s"ALTER TABLE delta.`$src` SET REDIRECT WRITER ONLY TO '$writerOnlyDest' NO REDIRECT RULES ('$appName' ALLOW ())"
+    )
     sql(s"INSERT INTO delta.`$writerOnlyDest` VALUES (5)")
     assert(idsOf(s"delta.`$src`") === (0 until 4), "this application reads the source")
     assert(idsOf(s"delta.`$writerOnlyDest`") === Seq(0L, 1L, 2L, 3L, 5L))
   }
 
-  test("refusals: non-empty destination, location outside the allowed prefixes, no redirect to unset, bad transitions and values") {
+  test(
+    "refusals: non-empty destination, location outside the allowed prefixes, no redirect to unset, bad transitions and values"
+  ) {
     val src = table("src-refusals", 0 until 2)
     val other = table("other-table", 0 until 1)
-    assert(failure(sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$other'")).getCondition === "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY")
-    assert(failure(sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$src/inner'")).getCondition === "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY")
+    assert(failure(sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$other'")).getCondition ===
+      "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY")
+    assert(failure(sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$src/inner'")).getCondition ===
+      "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY")
     spark.conf.set(RedirectSession.AllowedPrefixesKey, newTableDir("allowed"))
-    try assert(failure(sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '${newTableDir("elsewhere")}'")).getCondition ===
-      "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED")
+    try assert(failure(
+        sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '${newTableDir("elsewhere")}'")
+      ).getCondition ===
+        "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED")
     finally spark.conf.unset(RedirectSession.AllowedPrefixesKey)
-    assert(failure(sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")).getCondition === "DELTA_LIFECYCLE_REDIRECT_STATE")
+    assert(failure(sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")).getCondition ===
+      "DELTA_LIFECYCLE_REDIRECT_STATE")
     val dest = newTableDir("dest-refusals")
-    val toReady = failure(sql(s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("READY", dest)}')"))
+    val toReady = failure(sql(
+      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("READY", dest)}')"
+    ))
     assert(toReady.getCondition === "DELTA_LIFECYCLE_REDIRECT_INVALID_TRANSITION")
-    val malformed = failure(sql(s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '{not json')"))
+    val malformed = failure(sql(
+      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '{not json')"
+    ))
     assert(malformed.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT")
-    val unknownState = failure(sql(s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("MOVING", dest)}')"))
-    assert(unknownState.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT" && unknownState.getMessage.contains("MOVING"))
-    val unknownType = failure(sql(s"""ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '{"Type":"Tape","State":"ENABLE-REDIRECT-IN-PROGRESS"}')"""))
+    val unknownState = failure(sql(
+      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("MOVING", dest)}')"
+    ))
+    assert(unknownState.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT" &&
+      unknownState.getMessage.contains("MOVING"))
+    val unknownType = failure(sql(
+      s"""ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '{"Type":"Tape","State":"ENABLE-REDIRECT-IN-PROGRESS"}')"""
+    ))
     assert(unknownType.getMessage.contains("unknown Type 'Tape'"))
     assert(info(src).config.isEmpty, "nothing was committed")
     assert(idsOf(s"delta.`$src`") === Seq(0L, 1L))
   }
 
-  test("cycles and chains are refused when set and when resolved; the allowed prefixes apply at resolution too") {
+  test(
+    "cycles and chains are refused when set and when resolved; the allowed prefixes apply at resolution too"
+  ) {
     val a = table("cycle-a", 0 until 2)
     val b = newTableDir("cycle-b")
     sql(s"ALTER TABLE delta.`$a` SET REDIRECT TO '$b'")
     // B -> A by hand: the READY step checks the destination and finds A redirected to B.
-    sql(s"ALTER TABLE delta.`$b` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", a)}')")
-    val cycle = failure(sql(s"ALTER TABLE delta.`$b` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("READY", a)}')"))
-    assert(cycle.getCondition === "DELTA_LIFECYCLE_REDIRECT_CHAIN" && cycle.getMessage.contains("cycle"))
+    sql(
+      s"ALTER TABLE delta.`$b` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", a)}')"
+    )
+    val cycle = failure(sql(
+      s"ALTER TABLE delta.`$b` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("READY", a)}')"
+    ))
+    assert(cycle.getCondition === "DELTA_LIFECYCLE_REDIRECT_CHAIN" &&
+      cycle.getMessage.contains("cycle"))
     // Forced past validation (another client), the cycle is still refused when a query resolves A.
     val log = TableLog.forPath(hadoopConf, b)
     val current = info(b)
-    LogCommitter.commit(log, LogStore(spark), current.version,
-      Seq(RedirectProtocol.withProperty(current.metadata, current.config.get.withState(RedirectState.Ready))), "TEST", Map.empty)
+    LogCommitter.commit(
+      log,
+      LogStore(spark),
+      current.version,
+      Seq(RedirectProtocol.withProperty(
+        current.metadata,
+        current.config.get.withState(RedirectState.Ready)
+      )),
+      "TEST",
+      Map.empty
+    )
     // A's value names B qualified (file:...), B's names A as typed: still one cycle.
     val resolved = failure(sql(s"SELECT * FROM delta.`$a`"))
-    assert(resolved.getCondition === "DELTA_LIFECYCLE_REDIRECT_CHAIN" && resolved.getMessage.contains("is a cycle"))
+    assert(resolved.getCondition === "DELTA_LIFECYCLE_REDIRECT_CHAIN" &&
+      resolved.getMessage.contains("is a cycle"))
 
     val c = table("chain-c", 0 until 1)
     val d = newTableDir("chain-d")
     sql(s"ALTER TABLE delta.`$c` SET REDIRECT TO '$d'")
     assert(idsOf(s"delta.`$c`") === Seq(0L))
     spark.conf.set(RedirectSession.AllowedPrefixesKey, newTableDir("somewhere-else"))
-    try assert(failure(sql(s"SELECT * FROM delta.`$c`")).getCondition === "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED")
+    try assert(failure(sql(s"SELECT * FROM delta.`$c`")).getCondition ===
+        "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED")
     finally spark.conf.unset(RedirectSession.AllowedPrefixesKey)
   }
 
-  test("writers that raced a state change are aborted by delta-spark's conflict check, on the source and the destination") {
+  test(
+    "writers that raced a state change are aborted by delta-spark's conflict check, on the source and the destination"
+  ) {
     val src = table("src-race", 0 until 3)
     val dest = newTableDir("dest-race")
     def pendingAppend(path: String) = {
@@ -242,25 +322,44 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     }
     val (srcTxn, srcFile) = pendingAppend(src)
     sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest'")
-    intercept[Exception](srcTxn.commit(Seq(srcFile), org.apache.spark.sql.delta.DeltaOperations.ManualUpdate))
-    assert(!TableLog.forPath(hadoopConf, src).latestSnapshot().activeFiles.exists(_.path.startsWith("raced-")))
+    intercept[Exception](srcTxn.commit(
+      Seq(srcFile),
+      org.apache.spark.sql.delta.DeltaOperations.ManualUpdate
+    ))
+    assert(!TableLog.forPath(
+      hadoopConf,
+      src
+    ).latestSnapshot().activeFiles.exists(_.path.startsWith("raced-")))
 
     val (destTxn, destFile) = pendingAppend(dest)
     sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")
-    intercept[Exception](destTxn.commit(Seq(destFile), org.apache.spark.sql.delta.DeltaOperations.ManualUpdate))
-    assert(!TableLog.forPath(hadoopConf, dest).latestSnapshot().activeFiles.exists(_.path.startsWith("raced-")))
+    intercept[Exception](destTxn.commit(
+      Seq(destFile),
+      org.apache.spark.sql.delta.DeltaOperations.ManualUpdate
+    ))
+    assert(!TableLog.forPath(
+      hadoopConf,
+      dest
+    ).latestSnapshot().activeFiles.exists(_.path.startsWith("raced-")))
     assert(idsOf(s"delta.`$src`") === (0 until 3))
   }
 
   test("delta-spark's preview spelling is read") {
-    val c = RedirectConfig.parse(RedirectMode.ReaderWriter,
+    val c = RedirectConfig.parse(
+      RedirectMode.ReaderWriter,
       """{"type":"PathBasedRedirect","state":"REDIRECT-READY","spec":"{\"sourcePath\":\"/a\",\"destPath\":\"/b\"}",
-        |"noRedirectRules":[{"appName":"maintenance","allowedOperations":["VACUUM"]}]}""".stripMargin, "test")
+        |"noRedirectRules":[{"appName":"maintenance","allowedOperations":["VACUUM"]}]}""".stripMargin,
+      "test"
+    )
     assert(c.state === RedirectState.Ready && c.spec === RedirectSpec.Location("/b"))
     assert(c.noRedirectRules === Seq(NoRedirectRule("maintenance", Seq("VACUUM"))))
-    val rfc = RedirectConfig.parse(RedirectMode.WriterOnly,
-      """{"Type":"Object Store","State":"READY","Spec":"{\"Location\":\"s3://bucket/t\"}","NoRedirectRules":[{"AppName":"x","AllowWrite":["DELETE"]}]}""", "test")
-    assert(rfc.spec === RedirectSpec.Location("s3://bucket/t") && rfc.noRedirectRules.head.allows("delete"))
+    val rfc = RedirectConfig.parse(
+      RedirectMode.WriterOnly,
+      """{"Type":"Object Store","State":"READY","Spec":"{\"Location\":\"s3://bucket/t\"}","NoRedirectRules":[{"AppName":"x","AllowWrite":["DELETE"]}]}""",
+      "test"
+    )
+    assert(rfc.spec === RedirectSpec.Location("s3://bucket/t") &&
+      rfc.noRedirectRules.head.allows("delete"))
     assert(RedirectConfig.parse(RedirectMode.WriterOnly, rfc.toJson, "round trip") === rfc)
   }
 }
