@@ -3,13 +3,16 @@ their types, and statements that are not ours still reach Delta and Spark unchan
 
 from __future__ import annotations
 
+import json
+import zipfile
 from pathlib import Path
 
 import pytest
 from pyspark.errors import AnalysisException, ParseException, PySparkException
 from pyspark.sql import SparkSession
 
-from delta_lifecycle import LifecycleTable
+from delta_lifecycle import LifecycleTable, errors
+from delta_lifecycle.config import jar_path
 from delta_lifecycle.errors import (
     DeltaLifecycleError,
     NotADeltaTableError,
@@ -42,6 +45,9 @@ def test_parquet_directory_is_not_a_delta_table(spark: SparkSession, tmp_path: P
     with pytest.raises(AnalysisException) as raw:
         spark.sql(f"DESCRIBE PROTOCOL HISTORY {quote_path(str(path))}").collect()
     assert raw.value.getCondition() == "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"
+    # Spark's class for an undefined table, from the jar's error-conditions resource.
+    assert raw.value.getSqlState() == "42P01"
+    assert raw.value.getMessageParameters()["path"].endswith(str(path))
 
 
 def test_missing_path_is_not_a_delta_table(spark: SparkSession, tmp_path: Path) -> None:
@@ -127,3 +133,18 @@ def test_conversion_of_conditions_without_a_session() -> None:
         with translate_errors():
             raise spark_own
     assert caught.value is spark_own
+
+
+def test_python_knows_exactly_the_conditions_the_jar_defines() -> None:
+    """One class per condition of the bundled jar's error-conditions resource, no more."""
+    with zipfile.ZipFile(jar_path()) as jar:
+        resource = json.loads(jar.read("error/delta-lifecycle-error-conditions.json"))
+    classes = [
+        getattr(errors, name)
+        for name in errors.__all__
+        if isinstance(getattr(errors, name), type)
+        and issubclass(getattr(errors, name), DeltaLifecycleError)
+        and getattr(errors, name) is not DeltaLifecycleError
+    ]
+    assert sorted(cls.CONDITION for cls in classes) == sorted(resource)
+    assert all(len(info["sqlState"]) == 5 for info in resource.values())

@@ -315,16 +315,9 @@ def _condition_of(error: PySparkException) -> Optional[str]:
 
 
 def _message_of(error: PySparkException, condition: str) -> str:
-    # The JVM exception puts its text in the "message" parameter. Asking PySpark for the
-    # rendered message instead would not work in classic sessions: it looks the condition
-    # up in Spark's error-class registry, which does not know this project's conditions.
-    try:
-        parameters = error.getMessageParameters() or {}
-    except Exception:
-        parameters = {}
-    message = parameters.get("message")
-    if message:
-        return message
+    # The JVM renders the message from the project's error-conditions resource, and PySpark
+    # keeps that text. Asking PySpark to render it again would not work in classic sessions:
+    # it looks the condition up in Spark's registry, which does not know this project's.
     text = str(error).split("\n\nJVM stacktrace:", 1)[0].strip()
     prefix = f"[{condition}]"
     return text[len(prefix):].strip() if text.startswith(prefix) else text
