@@ -1,6 +1,8 @@
 package io.github.deltalifecycle.core
 
 import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.sql.delta.CheckpointInstance
+import org.apache.spark.sql.delta.util.FileNames
 
 /** The kinds of checkpoint the Delta protocol defines. */
 sealed abstract class CheckpointKind(val name: String)
@@ -42,36 +44,42 @@ final case class LogCheckpoint(
   def sizeInBytes: Long = files.map(_.status.getLen).sum
 }
 
+/**
+ * Names of the files in `_delta_log`, as delta-spark's `FileNames` spells and parses them; this
+ * object only sorts them into the types above.
+ */
 object LogFiles {
   val LogDirName = "_delta_log"
-  val SidecarDirName = "_sidecars"
-  val LastCheckpointName = "_last_checkpoint"
-
-  private val Commit = """(\d{20})\.json""".r
-  private val Checksum = """(\d{20})\.crc""".r
-  private val Compaction = """(\d{20})\.(\d{20})\.compacted\.json""".r
-  private val ClassicCheckpoint = """(\d{20})\.checkpoint\.parquet""".r
-  private val MultiPartCheckpoint = """(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet""".r
-  private val V2Checkpoint = """(\d{20})\.checkpoint\.([^.]+)\.(json|parquet)""".r
+  val SidecarDirName: String = FileNames.SIDECAR_SUBDIR
 
   /** Classifies a listed file; None for files that are not part of the log protocol. */
-  def classify(status: FileStatus): Option[LogFile] = status.getPath.getName match {
-    case Commit(v) => Some(CommitFile(v.toLong, status))
-    case Checksum(v) => Some(ChecksumFile(v.toLong, status))
-    case Compaction(x, y) if x.toLong < y.toLong => Some(CompactionFile(x.toLong, y.toLong, status))
-    case ClassicCheckpoint(v) =>
-      Some(CheckpointPartFile(v.toLong, CheckpointKind.Classic, None, status))
-    case MultiPartCheckpoint(v, i, n) =>
-      Some(CheckpointPartFile(v.toLong, CheckpointKind.MultiPart, Some((i.toInt, n.toInt)), status))
-    case V2Checkpoint(v, _, _) =>
-      Some(CheckpointPartFile(v.toLong, CheckpointKind.V2, None, status))
+  def classify(status: FileStatus): Option[LogFile] = status match {
+    case FileNames.DeltaFile(_, v) => Some(CommitFile(v, status))
+    case FileNames.ChecksumFile(_, v) => Some(ChecksumFile(v, status))
+    // PROTOCOL.md, Log Compaction Files: a compaction spans at least two commits.
+    case FileNames.CompactedDeltaFile(_, x, y) if x < y => Some(CompactionFile(x, y, status))
+    case FileNames.CompactedDeltaFile(_, _, _) => None
+    case FileNames.CheckpointFile(_, v) => Some(checkpointPart(v, status))
     case _ => None
   }
+
+  private def checkpointPart(version: Long, status: FileStatus): CheckpointPartFile =
+    CheckpointInstance(status.getPath).format match {
+      case CheckpointInstance.Format.V2 =>
+        CheckpointPartFile(version, CheckpointKind.V2, None, status)
+      case CheckpointInstance.Format.WITH_PARTS =>
+        val parts = FileNames.numCheckpointParts(status.getPath).get
+        // <v>.checkpoint.<part>.<parts>.parquet: FileNames names the count, not the part.
+        val part = status.getPath.getName.split('.')(2).toInt
+        CheckpointPartFile(version, CheckpointKind.MultiPart, Some((part, parts)), status)
+      case _ => CheckpointPartFile(version, CheckpointKind.Classic, None, status)
+    }
 
   /** Groups checkpoint files into complete checkpoints; incomplete multi-part sets are dropped. */
   def completeCheckpoints(parts: Seq[CheckpointPartFile]): Seq[LogCheckpoint] = {
     val singles = parts.filter(_.part.isEmpty).map(p => LogCheckpoint(p.version, p.kind, Seq(p)))
-    val multi = parts.filter(_.part.isDefined)
+    val multi = parts
+      .filter(_.part.isDefined)
       .groupBy(p => (p.version, p.part.get._2))
       .collect {
         case ((v, n), ps) if ps.map(_.part.get._1).toSet == (1 to n).toSet =>
@@ -82,9 +90,14 @@ object LogFiles {
 
   def logPath(tablePath: Path): Path = new Path(tablePath, LogDirName)
 
-  def commitFileName(version: Long): String = f"$version%020d.json"
+  def commitFileName(version: Long): String =
+    FileNames.unsafeDeltaFile(RelativeLog, version).getName
 
-  def compactionFileName(start: Long, end: Long): String = f"$start%020d.$end%020d.compacted.json"
+  def compactionFileName(start: Long, end: Long): String =
+    FileNames.compactedDeltaFile(RelativeLog, start, end).getName
 
-  def isCommitFileName(name: String): Boolean = Commit.matches(name)
+  def isCommitFileName(name: String): Boolean = FileNames.isDeltaFile(new Path(RelativeLog, name))
+
+  // FileNames builds paths inside a log directory; only their names are used here.
+  private val RelativeLog = new Path(LogDirName)
 }
