@@ -4,7 +4,9 @@
 #   make venv       create .venv (if absent) and install the package with its test extras
 #   make install    jar + venv
 #   make typecheck  mypy --strict on python/delta_lifecycle
-#   make test       install, then the Scala tests, then the Python tests
+#   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
+#   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
+#   make test       install, then the format check, the Scala tests, the Python tests
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #   make reliability  install, then every reliability matrix at full size (README "Reliability")
@@ -31,7 +33,7 @@ VENV_PY := $(VENV)/bin/python
 
 SBT := build/sbt
 
-.PHONY: jar venv install typecheck test pytest demo bench reliability clean-jar
+.PHONY: jar venv install typecheck fmt fmt-check test pytest demo bench reliability clean-jar
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
@@ -53,7 +55,16 @@ install: jar
 typecheck: venv
 	$(VENV)/bin/mypy --strict python/delta_lifecycle
 
-test: install
+fmt:
+	$(SBT) scalafmtAll scalafmtSbt
+
+# scalafmt does not split string literals or comments, so the column limit is checked apart.
+fmt-check:
+	$(SBT) scalafmtCheckAll scalafmtSbtCheck
+	@long=$$(git ls-files '*.scala' '*.sbt' | xargs awk 'length > 100 { print FILENAME ":" FNR }'); \
+	if [ -n "$$long" ]; then echo "Lines over 100 columns:"; echo "$$long"; exit 1; fi
+
+test: install fmt-check
 	$(SBT) lifecycle/test
 	$(VENV)/bin/pytest tests -q
 

@@ -75,3 +75,17 @@ def test_explicit_delta_package_wins() -> None:
 def test_rejects_non_builders() -> None:
     with pytest.raises(TypeError):
         configure_spark("local[2]")  # type: ignore[arg-type]
+
+
+def test_packages_resolve_from_maven_central_and_the_local_repository_only() -> None:
+    """The bundled Ivy settings name no resolver but the local Maven repository and Maven
+    Central; a session's own settings file wins."""
+    import xml.etree.ElementTree as ET
+
+    merged = spark_configuration({})
+    root = ET.parse(merged["spark.jars.ivySettings"]).getroot()
+    roots = [r.get("root") for r in root.iter("ibiblio")]
+    assert roots == ["file:${user.home}/.m2/repository", "https://repo1.maven.org/maven2/"]
+
+    own = spark_configuration({"spark.jars.ivySettings": "/etc/ivy/mine.xml"})
+    assert own["spark.jars.ivySettings"] == "/etc/ivy/mine.xml"

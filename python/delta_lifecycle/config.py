@@ -17,6 +17,7 @@ __all__ = [
     "LIFECYCLE_EXTENSION",
     "configure_spark",
     "delta_maven_coordinate",
+    "ivy_settings_path",
     "jar_path",
     "maven_coordinate",
     "spark_configuration",
@@ -57,6 +58,21 @@ def jar_path() -> str:
             "installed in editable mode."
         )
     return str(jar)
+
+
+def ivy_settings_path() -> str:
+    """Return the Ivy settings file that resolves ``spark.jars.packages`` from the local
+    Maven repository and Maven Central only.
+
+    Spark's built-in resolver chain also asks repos.spark-packages.org; where that host
+    cannot be reached, the first session prints a "Host ... not found" line for every
+    artifact. :func:`configure_spark` uses this file unless ``spark.jars.ivySettings`` is
+    already set.
+
+    >>> ivy_settings_path()  # doctest: +SKIP
+    '/.../site-packages/delta_lifecycle/ivysettings.xml'
+    """
+    return str(Path(__file__).resolve().parent / "ivysettings.xml")
 
 
 def maven_coordinate() -> str:
@@ -110,9 +126,9 @@ def spark_configuration(
 ) -> Dict[str, str]:
     """Return the Spark settings delta-lifecycle needs, merged into ``existing``.
 
-    The result holds only the four settings this function manages (``spark.jars``,
-    ``spark.jars.packages``, ``spark.sql.extensions``, ``spark.sql.catalog.spark_catalog``);
-    see :func:`configure_spark` for how each is merged. Use it where there is no builder
+    The result holds only the settings this function manages (``spark.jars``,
+    ``spark.jars.packages``, ``spark.jars.ivySettings``, ``spark.sql.extensions``,
+    ``spark.sql.catalog.spark_catalog``); see :func:`configure_spark` for how each is merged. Use it where there is no builder
     to configure, e.g. to pass ``--conf`` options to ``spark-submit`` or to a Spark Connect
     server::
 
@@ -144,6 +160,7 @@ def spark_configuration(
     return {
         "spark.jars": ",".join(jars),
         "spark.jars.packages": ",".join(packages),
+        "spark.jars.ivySettings": str(existing.get("spark.jars.ivySettings") or ivy_settings_path()),
         "spark.sql.extensions": ",".join(extensions),
         "spark.sql.catalog.spark_catalog": str(catalog),
     }
@@ -160,6 +177,8 @@ def configure_spark(
     * delta-spark's Maven coordinate (see :func:`delta_maven_coordinate`; skipped when
       ``spark.jars.packages`` already names a delta-spark artifact) and
       ``extra_packages`` appended to ``spark.jars.packages``;
+    * :func:`ivy_settings_path` as ``spark.jars.ivySettings`` unless one is set, so the
+      packages come from the local Maven repository and Maven Central only;
     * ``spark.sql.extensions`` with Delta's extension and then this project's extension
       last, keeping any other extension already set in its place;
     * this project's catalog (Delta's, made redirect-aware) as ``spark_catalog``, unless

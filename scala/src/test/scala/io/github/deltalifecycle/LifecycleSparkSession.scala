@@ -55,7 +55,8 @@ object LifecycleSparkSession {
     .config("spark.databricks.delta.snapshotPartitions", "2")
     .config(
       "spark.sql.extensions",
-      "io.delta.sql.DeltaSparkSessionExtension,io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension"
+      "io.delta.sql.DeltaSparkSessionExtension," +
+        "io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension"
     )
     .config("spark.sql.catalog.spark_catalog", "io.github.deltalifecycle.sql.LifecycleCatalog")
 }

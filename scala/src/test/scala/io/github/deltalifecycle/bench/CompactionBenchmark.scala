@@ -205,7 +205,8 @@ object CompactionBenchmark {
           val written = maintenanceFiles(dir) -- before.keySet
           val bytes = written.values.sum
           progress(
-            f"$variant: $bytes bytes in $checkpoints checkpoints and $compactions compactions, $seconds%.1f s"
+            f"$variant: $bytes bytes in $checkpoints checkpoints and " +
+              f"$compactions compactions, $seconds%.1f s"
           )
           Seq(
             "\"" + variant + "\"",

@@ -23,7 +23,8 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
   private val readableOnlyByCore: Map[String, String] = Map(
     "delta-rs/table-with-domain-metadata" ->
       ("holds only a checkpoint (version 108) and no commit; delta-spark insists on the commit " +
-        "at the checkpoint version, while PROTOCOL.md lets a reader start from the checkpoint alone")
+        "at the checkpoint version, while PROTOCOL.md lets a reader start from the " +
+        "checkpoint alone")
   )
 
   private case class FileView(
