@@ -136,9 +136,16 @@ def spark_configuration(
         for key, value in spark_configuration().items():
             args += ["--conf", f"{key}={value}"]
 
-    :param existing: settings already in place (any mapping of setting name to value).
-    :param extra_packages: more Maven coordinates for ``spark.jars.packages``.
-    :return: the merged values of the managed settings.
+    Parameters
+    ----------
+    existing:
+        settings already in place (any mapping of setting name to value).
+    extra_packages:
+        more Maven coordinates for ``spark.jars.packages``.
+
+    Returns
+    -------
+    the merged values of the managed settings.
     """
     existing = existing or {}
     jars = _append_unique(_split(existing.get("spark.jars")), [jar_path()])
@@ -190,17 +197,24 @@ def configure_spark(
     ``SparkSession.builder.remote("local")``); with ``spark-submit``, pass ``--packages``
     and ``--conf`` instead (see :func:`maven_coordinate` and :func:`spark_configuration`).
 
-    Example
+    Parameters
+    ----------
+    builder:
+        the builder to configure; it is changed in place and returned.
+    extra_packages:
+        more Maven coordinates for ``spark.jars.packages``.
+
+    Returns
     -------
+    ``builder``.
+
+    Examples
+    --------
     >>> from pyspark.sql import SparkSession
     >>> from delta_lifecycle import configure_spark
     >>> builder = SparkSession.builder.master("local[2]").appName("lifecycle")
     >>> spark = configure_spark(builder).getOrCreate()
     >>> spark.sql("DESCRIBE PROTOCOL HISTORY delta.`/data/events`").show()
-
-    :param builder: the builder to configure; it is changed in place and returned.
-    :param extra_packages: more Maven coordinates for ``spark.jars.packages``.
-    :return: ``builder``.
     """
     if not isinstance(builder, SparkSession.Builder):
         raise TypeError(

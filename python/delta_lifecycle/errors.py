@@ -9,8 +9,8 @@ original PySpark exception as ``__cause__``. Every other exception passes throug
 so Spark's own errors (a ``ParseException`` for a malformed statement, for example) keep
 their PySpark types.
 
-Example
--------
+Examples
+--------
 >>> from delta_lifecycle import LifecycleTable
 >>> from delta_lifecycle.errors import NotADeltaTableError
 >>> try:
