@@ -164,10 +164,11 @@ def spark_configuration(
     # Delta's own catalog is replaced by ours (a subclass of it); any other choice is kept.
     chosen = existing.get("spark.sql.catalog.spark_catalog")
     catalog = LIFECYCLE_CATALOG if chosen in (None, "", DELTA_CATALOG) else chosen
+    ivy_settings = existing.get("spark.jars.ivySettings") or ivy_settings_path()
     return {
         "spark.jars": ",".join(jars),
         "spark.jars.packages": ",".join(packages),
-        "spark.jars.ivySettings": str(existing.get("spark.jars.ivySettings") or ivy_settings_path()),
+        "spark.jars.ivySettings": str(ivy_settings),
         "spark.sql.extensions": ",".join(extensions),
         "spark.sql.catalog.spark_catalog": str(catalog),
     }
