@@ -1,12 +1,11 @@
 package io.github.deltalifecycle.sql
 
 import scala.jdk.CollectionConverters._
-import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.features.redirect.{Access, RedirectRouting, Route}
+import io.github.deltalifecycle.features.redirect.{Access, Route}
+import io.github.deltalifecycle.sql.resolution.TableName
+import io.github.deltalifecycle.sql.routing.SessionRouting
 import org.apache.hadoop.fs.Path
-import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableWritePrivilege}
 import org.apache.spark.sql.delta.catalog.{DeltaCatalog, DeltaTableV2}
@@ -15,14 +14,14 @@ import org.apache.spark.sql.delta.sources.DeltaDataSource
 /**
  * Delta's session catalog, made redirect-aware: every table it loads, by name or as
  * ``delta.`path` ``, for reading or writing, goes where the table's redirect says (see
- * [[RedirectRouting]]). This is where SQL reads and writes, time travel, DESCRIBE DETAIL and
+ * [[SessionRouting]]). This is where SQL reads and writes, time travel, DESCRIBE DETAIL and
  * `saveAsTable` find their table. Set it with
  * `spark.sql.catalog.spark_catalog=io.github.deltalifecycle.sql.LifecycleCatalog`.
  */
-class LifecycleCatalog extends DeltaCatalog with Logging {
+class LifecycleCatalog extends DeltaCatalog {
 
   override def loadTable(ident: Identifier): Table =
-    routed(super.loadTable(ident), Access.Read, ident)
+    routed(super.loadTable(ident), Access.Read)
 
   /* delta-spark's catalog does not distinguish writes; Spark passes the privileges of a write
    * target here. */
@@ -30,11 +29,7 @@ class LifecycleCatalog extends DeltaCatalog with Logging {
       ident: Identifier,
       writePrivileges: java.util.Set[TableWritePrivilege]
   ): Table =
-    routed(
-      super.loadTable(ident),
-      Access.Write(writePrivileges.asScala.map(_.toString).toSet),
-      ident
-    )
+    routed(super.loadTable(ident), Access.Write(writePrivileges.asScala.map(_.toString).toSet))
 
   override def loadTable(ident: Identifier, version: String): Table =
     timeTravel(
@@ -62,31 +57,27 @@ class LifecycleCatalog extends DeltaCatalog with Logging {
       case _ => unrouted
     }
 
-  private def routed(table: Table, access: Access, ident: Identifier): Table = table match {
+  private def routed(table: Table, access: Access): Table = table match {
     case d: DeltaTableV2 =>
       val spark = SparkSession.active
       val path = d.catalogTable.map(t => new Path(t.location)).getOrElse(d.path)
       // Not d.name(): for a path table it opens the Delta log, which delta-spark may refuse.
-      val name = d.catalogTable.map(_.identifier.unquotedString).getOrElse(s"delta.`$path`")
-      val route =
-        try RedirectRouting.route(RedirectSession.context(spark), path, access, name)
-        catch {
-          case e: DeltaLifecycleException => throw e
-          /* A log this project's core cannot read is delta-spark's to judge; routing stays out of
-           * the way. */
-          case NonFatal(e) =>
-            logWarning(
-              s"Cannot read the redirect of $path (${e.getMessage}); loading it without routing"
-            )
-            Route.Direct
-        }
-      route match {
+      val name = d.catalogTable.map(t => TableName.sql(t.identifier.nameParts))
+        .getOrElse(s"delta.`$path`")
+      SessionRouting.route(spark, path, access, name) match {
         case Route.Direct => d
         case Route.ToLocation(dest) => DeltaTableV2(spark, dest)
-        case Route.ToTable(name, _) =>
-          val parts = name.split('.')
-          super.loadTable(Identifier.of(parts.init, parts.last))
+        case Route.ToTable(destName, _) => super.loadTable(sessionIdentifier(destName))
       }
     case other => other
+  }
+
+  /** A redirect's destination table, named as SQL text, as this catalog's identifier. */
+  private def sessionIdentifier(tableName: String): Identifier = {
+    val parts = TableName.parts(tableName) match {
+      case Seq(catalog, db, t) if catalog.equalsIgnoreCase(name()) => Seq(db, t)
+      case other => other
+    }
+    Identifier.of(parts.init.toArray, parts.last)
   }
 }

@@ -63,8 +63,8 @@ class DescribeProtocolHistorySuite extends AnyFunSuite with LifecycleSparkSessio
   }
 
   test(
-    "checkpoints are reported, and history starts at the oldest checkpoint once old " +
-      "commits are gone"
+    "checkpoints are reported, and history starts at the oldest checkpoint " +
+      "once old commits are gone"
   ) {
     val path = newTableDir("checkpointed")
     spark.range(1).write.format("delta").save(path)

@@ -20,7 +20,8 @@ statement
         (TRUNCATE HISTORY)? (DRY RUN)?                                     #dropFeature
     | ALTER TABLE table=tableName SET REDIRECT kind=redirectMode?
         TO (location=STRING | TABLE target=tableName)
-        (NO REDIRECT RULES LEFT_PAREN rules+=redirectRule (COMMA rules+=redirectRule)* RIGHT_PAREN)?  #setRedirect
+        (NO REDIRECT RULES
+            LEFT_PAREN rules+=redirectRule (COMMA rules+=redirectRule)* RIGHT_PAREN)?  #setRedirect
     | ALTER TABLE table=tableName UNSET REDIRECT                           #unsetRedirect
     | DESCRIBE REDIRECT table=tableName                                    #describeRedirect
     ;
@@ -32,7 +33,8 @@ redirectMode
 
 // 'app' ALLOW (INSERT, DELETE): sessions of that application run those operations on the source.
 redirectRule
-    : app=STRING ALLOW LEFT_PAREN (operations+=identifier (COMMA operations+=identifier)*)? RIGHT_PAREN
+    : app=STRING ALLOW
+        LEFT_PAREN (operations+=identifier (COMMA operations+=identifier)*)? RIGHT_PAREN
     ;
 
 // Feature names may contain '-' (typeWidening-preview); a quoted string works too.

@@ -22,7 +22,10 @@ sealed trait RedirectTarget
 object RedirectTarget {
   final case class ToLocation(uri: String) extends RedirectTarget
 
-  /** `qualifiedName` is db.table; `location` is where the new catalog table's files go. */
+  /**
+   * `qualifiedName` is db.table as SQL text, a part quoted when it must be (`` `my.db`.t ``);
+   * `location` is where the new catalog table's files go.
+   */
   final case class ToTable(qualifiedName: String, location: String, exists: Boolean)
       extends RedirectTarget
 }
@@ -143,7 +146,7 @@ final class SetRedirect(
     target match {
       case RedirectTarget.ToTable(name, _, _) if !catalogHas(name) =>
         spark.sql(
-          s"CREATE TABLE IF NOT EXISTS ${quoteName(name)} USING delta LOCATION '${escape(destPath.toString)}'"
+          s"CREATE TABLE IF NOT EXISTS $name USING delta LOCATION '${escape(destPath.toString)}'"
         )
         steps += s"registered $name at $destPath"
       case _ =>
@@ -270,9 +273,6 @@ final class SetRedirect(
   }
 
   private def catalogHas(name: String): Boolean = spark.catalog.tableExists(name)
-
-  private def quoteName(name: String): String =
-    name.split('.').map(p => "`" + p.replace("`", "``") + "`").mkString(".")
 
   private def escape(s: String): String = s.replace("\\", "\\\\").replace("'", "\\'")
 }

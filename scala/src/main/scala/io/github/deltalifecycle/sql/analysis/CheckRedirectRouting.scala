@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.core.LifecycleErrors
 import io.github.deltalifecycle.features.redirect.{RedirectConfig, RedirectState}
-import io.github.deltalifecycle.sql.RedirectSession
+import io.github.deltalifecycle.sql.routing.RedirectSession
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -43,7 +43,7 @@ case class CheckRedirectRouting(spark: SparkSession) extends Rule[LogicalPlan] {
   private def check(path: String, metadata: Metadata): Unit =
     RedirectConfig.fromMetadata(metadata, path).foreach { c =>
       val staleHere = !c.isDestinationMarker && c.state != RedirectState.EnableInProgress
-      val appReadsSource = c.ruleFor(RedirectSession.context(spark).appName).isDefined
+      val appReadsSource = c.ruleFor(RedirectSession.appName(spark)).isDefined
       if (staleHere && !appReadsSource) throw LifecycleErrors.redirectNotRouted(path, c.state.name)
     }
 }

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.core.LifecycleErrors
 import io.github.deltalifecycle.features.redirect.RedirectMode
-import io.github.deltalifecycle.sql.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.commands.ChangeRedirectPropertyCommand
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.UnresolvedTable
@@ -46,7 +46,8 @@ case class InterceptRedirectPropertyChanges(spark: SparkSession) extends Rule[Lo
   private def only(keys: Seq[String]): Unit =
     if (keys.size != 1) {
       throw LifecycleErrors.invalidArgument(
-        s"Change a redirect property on its own, in one ALTER TABLE statement (got ${keys.mkString(", ")})."
+        "Change a redirect property on its own, in one ALTER TABLE statement " +
+          s"(got ${keys.mkString(", ")})."
       )
     }
 }

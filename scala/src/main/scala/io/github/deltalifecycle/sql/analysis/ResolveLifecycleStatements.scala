@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.sql.analysis
 
-import io.github.deltalifecycle.sql.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.commands.{
   CleanLogCommand,
   CompactLogCommand,
@@ -11,13 +11,13 @@ import io.github.deltalifecycle.sql.commands.{
   UnsetRedirectCommand
 }
 import io.github.deltalifecycle.sql.plans.{
-  CleanLog,
-  CompactLog,
-  DescribeProtocolHistory,
-  DescribeRedirect,
-  DropFeature,
-  SetRedirect,
-  UnsetRedirect
+  CleanLogStatement,
+  CompactLogStatement,
+  DescribeProtocolHistoryStatement,
+  DescribeRedirectStatement,
+  DropFeatureStatement,
+  SetRedirectStatement,
+  UnsetRedirectStatement
 }
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -26,15 +26,15 @@ import org.apache.spark.sql.catalyst.rules.Rule
 /** Resolves the table of each parsed statement and replaces the statement with its command. */
 case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperators {
-    case DescribeProtocolHistory(table) =>
+    case DescribeProtocolHistoryStatement(table) =>
       DescribeProtocolHistoryCommand(LifecycleTableRef.resolve(spark, table))
-    case CompactLog(table, range) =>
+    case CompactLogStatement(table, range) =>
       CompactLogCommand(LifecycleTableRef.resolve(spark, table), range)
-    case CleanLog(table, retainHours, dryRun) =>
+    case CleanLogStatement(table, retainHours, dryRun) =>
       CleanLogCommand(LifecycleTableRef.resolve(spark, table), retainHours, dryRun)
-    case DropFeature(table, feature, truncateHistory, dryRun) =>
+    case DropFeatureStatement(table, feature, truncateHistory, dryRun) =>
       DropFeatureCommand(LifecycleTableRef.resolve(spark, table), feature, truncateHistory, dryRun)
-    case SetRedirect(table, mode, location, targetTable, rules) =>
+    case SetRedirectStatement(table, mode, location, targetTable, rules) =>
       SetRedirectCommand(
         LifecycleTableRef.resolve(spark, table),
         mode,
@@ -42,9 +42,9 @@ case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalP
         targetTable,
         rules
       )
-    case UnsetRedirect(table) =>
+    case UnsetRedirectStatement(table) =>
       UnsetRedirectCommand(LifecycleTableRef.resolve(spark, table))
-    case DescribeRedirect(table) =>
+    case DescribeRedirectStatement(table) =>
       DescribeRedirectCommand(LifecycleTableRef.resolve(spark, table))
   }
 }

@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.sql.analysis
 
-import io.github.deltalifecycle.features.redirect.{Access, RedirectRouting, Route}
-import io.github.deltalifecycle.sql.RedirectSession
+import io.github.deltalifecycle.features.redirect.Access
+import io.github.deltalifecycle.sql.routing.SessionRouting
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnresolvedDataSource}
@@ -18,36 +18,19 @@ import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
 case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.transformDown {
     case u: UnresolvedDataSource if isDelta(u.format) && !u.isStreaming =>
-      pathOf(u.paths, u.options.get("path")) match {
-        case Some(path) =>
-          RedirectRouting.route(
-            RedirectSession.context(spark),
-            new Path(path),
-            Access.Read,
-            path
-          ) match {
-            case Route.Direct => u
-            case Route.ToLocation(dest) => withPath(u, dest)
-            case Route.ToTable(_, dest) => withPath(u, dest)
-          }
-        case None => u
-      }
-    case s @ SaveIntoDataSourceCommand(_, _: DeltaDataSource, options, mode) =>
-      options.get("path") match {
-        case Some(path) =>
-          RedirectRouting.route(
-            RedirectSession.context(spark),
-            new Path(path),
-            Access.Write(Set("WRITE")),
-            path
-          ) match {
-            case Route.ToLocation(dest) => s.copy(options = options + ("path" -> dest.toString))
-            case Route.ToTable(_, dest) => s.copy(options = options + ("path" -> dest.toString))
-            case _ => s
-          }
-        case None => s
-      }
+      pathOf(u.paths, u.options.get("path"))
+        .flatMap(path => routedPath(path, Access.Read))
+        .map(dest => withPath(u, dest))
+        .getOrElse(u)
+    case s @ SaveIntoDataSourceCommand(_, _: DeltaDataSource, options, _) =>
+      options.get("path")
+        .flatMap(path => routedPath(path, Access.Write(Set("WRITE"))))
+        .map(dest => s.copy(options = options + ("path" -> dest.toString)))
+        .getOrElse(s)
   }
+
+  private def routedPath(path: String, access: Access): Option[Path] =
+    SessionRouting.destinationPath(SessionRouting.route(spark, new Path(path), access, path))
 
   private def isDelta(source: String): Boolean =
     source.equalsIgnoreCase(DeltaSourceUtils.ALT_NAME) || source == classOf[DeltaDataSource].getName

@@ -4,8 +4,8 @@ import java.util.concurrent.TimeUnit
 
 import io.github.deltalifecycle.core.TableLog
 import io.github.deltalifecycle.features.cleanup.LogCleanup
-import io.github.deltalifecycle.sql.LifecycleTableRef
-import io.github.deltalifecycle.sql.plans.CleanLog
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.plans.CleanLogStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -14,7 +14,7 @@ import org.apache.spark.sql.execution.command.LeafRunnableCommand
 case class CleanLogCommand(table: LifecycleTableRef, retainHours: Option[Long], dryRun: Boolean)
     extends LeafRunnableCommand {
 
-  override val output: Seq[Attribute] = CleanLog.outputAttributes
+  override val output: Seq[Attribute] = CleanLogStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
     val log = TableLog.forPath(table.hadoopConf(spark), table.path)

@@ -2,8 +2,8 @@ package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.core.TableLog
 import io.github.deltalifecycle.features.compaction.LogCompaction
-import io.github.deltalifecycle.sql.LifecycleTableRef
-import io.github.deltalifecycle.sql.plans.CompactLog
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.plans.CompactLogStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.delta.storage.LogStore
@@ -13,7 +13,7 @@ import org.apache.spark.sql.execution.command.LeafRunnableCommand
 case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long)])
     extends LeafRunnableCommand {
 
-  override val output: Seq[Attribute] = CompactLog.outputAttributes
+  override val output: Seq[Attribute] = CompactLogStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
     val log = TableLog.forPath(table.hadoopConf(spark), table.path)

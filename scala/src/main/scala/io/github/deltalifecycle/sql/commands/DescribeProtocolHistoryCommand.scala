@@ -3,8 +3,8 @@ package io.github.deltalifecycle.sql.commands
 import java.sql.Timestamp
 
 import io.github.deltalifecycle.core.{ProtocolHistory, TableLog}
-import io.github.deltalifecycle.sql.LifecycleTableRef
-import io.github.deltalifecycle.sql.plans.DescribeProtocolHistory
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.plans.DescribeProtocolHistoryStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.command.LeafRunnableCommand
 /** Lists the protocol in force at every retained version of a table. */
 case class DescribeProtocolHistoryCommand(table: LifecycleTableRef) extends LeafRunnableCommand {
 
-  override val output: Seq[Attribute] = DescribeProtocolHistory.outputAttributes
+  override val output: Seq[Attribute] = DescribeProtocolHistoryStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
     val log = TableLog.forPath(table.hadoopConf(spark), table.path)

@@ -1,8 +1,8 @@
 package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.dropfeature.DropFeature
-import io.github.deltalifecycle.sql.LifecycleTableRef
-import io.github.deltalifecycle.sql.plans.{DropFeature => DropFeaturePlan}
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -15,7 +15,7 @@ case class DropFeatureCommand(
     dryRun: Boolean
 ) extends LeafRunnableCommand {
 
-  override val output: Seq[Attribute] = DropFeaturePlan.outputAttributes
+  override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
     val r = new DropFeature(

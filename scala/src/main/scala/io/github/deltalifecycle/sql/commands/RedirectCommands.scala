@@ -10,7 +10,8 @@ import io.github.deltalifecycle.features.redirect.{
   SetRedirect,
   UnsetRedirect
 }
-import io.github.deltalifecycle.sql.{LifecycleTableRef, RedirectSession}
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableName}
+import io.github.deltalifecycle.sql.routing.RedirectSession
 import io.github.deltalifecycle.sql.plans.RedirectStatus
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.TableIdentifier
@@ -82,10 +83,11 @@ case class SetRedirectCommand(
       case Seq(catalog, db, t) if catalog.equalsIgnoreCase("spark_catalog") =>
         TableIdentifier(t, Some(db))
       case _ => throw LifecycleErrors.invalidArgument(
-          s"SET REDIRECT TO TABLE needs a session catalog table name (db.t), not ${name.mkString(".")}."
+          "SET REDIRECT TO TABLE needs a session catalog table name (db.t), " +
+            s"not ${TableName.sql(name)}."
         )
     }
-    val qualified = s"${ident.database.get}.${ident.table}"
+    val qualified = TableName.sql(ident.database.toSeq :+ ident.table)
     val catalog = SparkInternals.sessionCatalog(spark)
     val exists = catalog.tableExists(ident)
     val location =

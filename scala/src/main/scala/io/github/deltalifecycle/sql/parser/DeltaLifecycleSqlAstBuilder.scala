@@ -4,13 +4,13 @@ import scala.jdk.CollectionConverters._
 
 import io.github.deltalifecycle.features.redirect.{NoRedirectRule, RedirectMode}
 import io.github.deltalifecycle.sql.plans.{
-  CleanLog,
-  CompactLog,
-  DescribeProtocolHistory,
-  DescribeRedirect,
-  DropFeature,
-  SetRedirect,
-  UnsetRedirect
+  CleanLogStatement,
+  CompactLogStatement,
+  DescribeProtocolHistoryStatement,
+  DescribeRedirectStatement,
+  DropFeatureStatement,
+  SetRedirectStatement,
+  UnsetRedirectStatement
 }
 import org.antlr.v4.runtime.Token
 import org.apache.spark.sql.catalyst.parser.ParseException
@@ -26,18 +26,22 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
     visit(ctx.statement()).asInstanceOf[LogicalPlan]
 
   override def visitDescribeProtocolHistory(ctx: DescribeProtocolHistoryContext): LogicalPlan =
-    DescribeProtocolHistory(tableName(ctx.table))
+    DescribeProtocolHistoryStatement(tableName(ctx.table))
 
   override def visitCompactLog(ctx: CompactLogContext): LogicalPlan = {
     val range = Option(ctx.fromVersion).map(from => (number(from), number(ctx.toVersion)))
-    CompactLog(tableName(ctx.table), range)
+    CompactLogStatement(tableName(ctx.table), range)
   }
 
   override def visitCleanLog(ctx: CleanLogContext): LogicalPlan =
-    CleanLog(tableName(ctx.table), Option(ctx.retainHours).map(number), dryRun = ctx.DRY() != null)
+    CleanLogStatement(
+      tableName(ctx.table),
+      Option(ctx.retainHours).map(number),
+      dryRun = ctx.DRY() != null
+    )
 
   override def visitDropFeature(ctx: DropFeatureContext): LogicalPlan =
-    DropFeature(
+    DropFeatureStatement(
       tableName(ctx.table),
       featureName(ctx.feature),
       truncateHistory = ctx.TRUNCATE() != null,
@@ -52,7 +56,7 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
     val rules = ctx.rules.asScala.map { r =>
       NoRedirectRule(string(r.app), r.operations.asScala.map(identifier(_).toUpperCase).toSeq)
     }.toSeq
-    SetRedirect(
+    SetRedirectStatement(
       tableName(ctx.table),
       mode,
       Option(ctx.location).map(string),
@@ -62,10 +66,10 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
   }
 
   override def visitUnsetRedirect(ctx: UnsetRedirectContext): LogicalPlan =
-    UnsetRedirect(tableName(ctx.table))
+    UnsetRedirectStatement(tableName(ctx.table))
 
   override def visitDescribeRedirect(ctx: DescribeRedirectContext): LogicalPlan =
-    DescribeRedirect(tableName(ctx.table))
+    DescribeRedirectStatement(tableName(ctx.table))
 
   private def string(token: Token): String = {
     val quoted = token.getText

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.core.{LogCommitter, TableLog}
-import io.github.deltalifecycle.sql.RedirectSession
+import io.github.deltalifecycle.sql.routing.RedirectSession
 import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.storage.LogStore

@@ -1,4 +1,4 @@
-package io.github.deltalifecycle.sql
+package io.github.deltalifecycle.sql.resolution
 
 import scala.jdk.CollectionConverters._
 
@@ -38,7 +38,7 @@ object LifecycleTableRef {
     s.contains("\\")
 
   private def resolveInCatalog(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = {
-    val displayName = nameParts.map(quote).mkString(".")
+    val displayName = TableName.sql(nameParts)
     val (catalogName, rest) =
       if (nameParts.size > 1 && SparkInternals.isCatalogRegistered(spark, nameParts.head))
         (nameParts.head, nameParts.tail)
@@ -84,7 +84,4 @@ object LifecycleTableRef {
       LifecycleTableRef(new Path(location), displayName, None)
     }
   }
-
-  private def quote(part: String): String =
-    if (part.matches("[A-Za-z_][A-Za-z0-9_]*")) part else "`" + part.replace("`", "``") + "`"
 }

@@ -7,11 +7,12 @@ import org.apache.spark.sql.types._
  * `ALTER TABLE <table> COMPACT LOG [FROM VERSION x TO VERSION y]` as parsed; `range` is None for
  * "the commits since the last checkpoint or compaction".
  */
-case class CompactLog(table: Seq[String], range: Option[(Long, Long)]) extends LifecycleStatement {
-  override protected def resultSchema: StructType = CompactLog.schema
+case class CompactLogStatement(table: Seq[String], range: Option[(Long, Long)])
+    extends LifecycleStatement {
+  override protected def resultSchema: StructType = CompactLogStatement.schema
 }
 
-object CompactLog {
+object CompactLogStatement {
   val schema: StructType = StructType(Seq(
     StructField("startVersion", LongType, nullable = false),
     StructField("endVersion", LongType, nullable = false),

@@ -4,16 +4,16 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /** `ALTER TABLE <table> DROP FEATURE <feature> [TRUNCATE HISTORY] [DRY RUN]` as parsed. */
-case class DropFeature(
+case class DropFeatureStatement(
     table: Seq[String],
     feature: String,
     truncateHistory: Boolean,
     dryRun: Boolean
 ) extends LifecycleStatement {
-  override protected def resultSchema: StructType = DropFeature.schema
+  override protected def resultSchema: StructType = DropFeatureStatement.schema
 }
 
-object DropFeature {
+object DropFeatureStatement {
   val schema: StructType = StructType(Seq(
     StructField("feature", StringType, nullable = false),
     StructField("mode", StringType, nullable = false),

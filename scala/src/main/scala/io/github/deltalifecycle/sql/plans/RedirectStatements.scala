@@ -5,9 +5,10 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /**
- * `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>' | TABLE <name> [NO REDIRECT RULES (...)]`.
+ * `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY]`
+ * `TO '<location>' | TABLE <name> [NO REDIRECT RULES (...)]`.
  */
-case class SetRedirect(
+case class SetRedirectStatement(
     table: Seq[String],
     mode: RedirectMode,
     location: Option[String],
@@ -18,12 +19,12 @@ case class SetRedirect(
 }
 
 /** `ALTER TABLE <table> UNSET REDIRECT`. */
-case class UnsetRedirect(table: Seq[String]) extends LifecycleStatement {
+case class UnsetRedirectStatement(table: Seq[String]) extends LifecycleStatement {
   override protected def resultSchema: StructType = RedirectStatus.schema
 }
 
 /** `DESCRIBE REDIRECT <table>`. */
-case class DescribeRedirect(table: Seq[String]) extends LifecycleStatement {
+case class DescribeRedirectStatement(table: Seq[String]) extends LifecycleStatement {
   override protected def resultSchema: StructType = RedirectStatus.schema
 }
 

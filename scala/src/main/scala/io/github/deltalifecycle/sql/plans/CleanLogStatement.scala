@@ -4,12 +4,12 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types._
 
 /** `ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]` as parsed. */
-case class CleanLog(table: Seq[String], retainHours: Option[Long], dryRun: Boolean)
+case class CleanLogStatement(table: Seq[String], retainHours: Option[Long], dryRun: Boolean)
     extends LifecycleStatement {
-  override protected def resultSchema: StructType = CleanLog.schema
+  override protected def resultSchema: StructType = CleanLogStatement.schema
 }
 
-object CleanLog {
+object CleanLogStatement {
 
   /** One row per expired log file: deleted, to be deleted (DRY RUN), or kept with the reason. */
   val schema: StructType = StructType(Seq(

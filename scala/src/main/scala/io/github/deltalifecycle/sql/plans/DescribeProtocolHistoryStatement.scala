@@ -8,11 +8,11 @@ import org.apache.spark.sql.types._
  * [[io.github.deltalifecycle.sql.analysis.ResolveLifecycleStatements]] turns it into
  * [[io.github.deltalifecycle.sql.commands.DescribeProtocolHistoryCommand]].
  */
-case class DescribeProtocolHistory(table: Seq[String]) extends LifecycleStatement {
-  override protected def resultSchema: StructType = DescribeProtocolHistory.schema
+case class DescribeProtocolHistoryStatement(table: Seq[String]) extends LifecycleStatement {
+  override protected def resultSchema: StructType = DescribeProtocolHistoryStatement.schema
 }
 
-object DescribeProtocolHistory {
+object DescribeProtocolHistoryStatement {
   val schema: StructType = StructType(Seq(
     StructField("version", LongType, nullable = false),
     StructField("timestamp", TimestampType),

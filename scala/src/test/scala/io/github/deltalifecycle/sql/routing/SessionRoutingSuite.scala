@@ -1,0 +1,102 @@
+package io.github.deltalifecycle.sql.routing
+
+import io.github.deltalifecycle.LifecycleSparkSession
+import io.github.deltalifecycle.core.DeltaLifecycleException
+import io.github.deltalifecycle.features.redirect.{Access, Route}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{AnalysisException, Row}
+import org.apache.spark.sql.catalyst.catalog.CatalogDatabase
+import org.apache.spark.sql.delta.DeltaLog
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * Routing through the session: names whose quoted parts contain a dot, on either side of a
+ * redirect, and the one error policy of [[SessionRouting]].
+ */
+class SessionRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
+  import spark.implicits._
+
+  private def sql(text: String): Seq[Row] = spark.sql(text).collect().toSeq
+  private def idsOf(table: String): Seq[Long] = {
+    DeltaLog.clearCache()
+    spark.sql(s"SELECT id FROM $table").collect().map(_.getLong(0)).toSeq.sorted
+  }
+
+  /**
+   * Spark's CREATE DATABASE accepts only names of letters, digits and '_', but a metastore shared
+   * with other engines may hold others; the database is made in the external catalog directly, as
+   * such an engine would. Spark then creates and finds tables in it.
+   */
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    val location = scratch.resolve("warehouse").resolve("my.db.db").toUri
+    spark.sharedState.externalCatalog.createDatabase(
+      CatalogDatabase("my.db", "", location, Map.empty),
+      ignoreIfExists = false
+    )
+  }
+
+  test("a table of the database `my.db`, redirected TO TABLE in that database, by name") {
+    sql("USE `my.db`")
+    try {
+      sql("CREATE TABLE dotted_source (id BIGINT) USING delta")
+      sql("INSERT INTO dotted_source SELECT id FROM range(0, 3)")
+      val r = sql("ALTER TABLE `my.db`.dotted_source SET REDIRECT TO TABLE dotted_target").head
+      assert(r.getAs[String]("destination") === "`my.db`.dotted_target")
+
+      sql("INSERT INTO `my.db`.dotted_source VALUES (3)")
+      Seq(4L).toDF("id").write.format("delta").mode("append").saveAsTable("dotted_source")
+      assert(idsOf("`my.db`.dotted_source") === (0L to 4L))
+      assert(idsOf("dotted_source") === (0L to 4L))
+      assert(idsOf("spark_catalog.`my.db`.dotted_target") === (0L to 4L))
+      assert(sql("DESCRIBE REDIRECT dotted_source").head.getAs[String]("state") === "READY")
+
+      sql("ALTER TABLE dotted_source UNSET REDIRECT")
+      sql("INSERT INTO dotted_source VALUES (5)")
+      assert(idsOf("`my.db`.dotted_source") === (0L to 5L))
+    } finally sql("USE default")
+  }
+
+  test("a redirect whose destination table lives in the database `my.db`") {
+    sql("CREATE TABLE plain_source (id BIGINT) USING delta")
+    sql("INSERT INTO plain_source SELECT id FROM range(0, 2)")
+    val r = sql("ALTER TABLE plain_source SET REDIRECT TO TABLE `my.db`.moved").head
+    assert(r.getAs[String]("type") === "Session Catalog")
+    assert(r.getAs[String]("destination") === "`my.db`.moved")
+    assert(spark.catalog.tableExists("`my.db`.moved"))
+
+    sql("INSERT INTO plain_source VALUES (2)")
+    Seq(3L).toDF("id").write.format("delta").mode("append").saveAsTable("plain_source")
+    assert(idsOf("plain_source") === (0L to 3L))
+    assert(idsOf("`my.db`.moved") === (0L to 3L))
+    // The destination is found through the catalog, so a path-based read follows it as well.
+    val sourcePath = spark.sessionState.catalog
+      .getTableMetadata(org.apache.spark.sql.catalyst.TableIdentifier("plain_source")).location
+    assert(spark.read.format("delta").load(sourcePath.toString).count() === 4)
+    // Running the same statement again finds its own destination table, not a foreign one.
+    val again = sql("ALTER TABLE plain_source SET REDIRECT TO TABLE `my.db`.moved").head
+    assert(again.getAs[Seq[String]]("steps").head.contains("already READY"))
+  }
+
+  test("an unreadable log is not routed; this project's typed errors propagate") {
+    // No file system serves the scheme: the log cannot be read, so delta-spark judges the path.
+    val unreadable = new Path("no-such-scheme:/tables/t")
+    assert(SessionRouting.route(spark, unreadable, Access.Read, "t") === Route.Direct)
+
+    val path = scratch.resolve("malformed-redirect").toString
+    sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta")
+    val log = DeltaLog.forTable(spark, path)
+    val txn = log.startTransaction(None)
+    val broken = Map("delta.redirectWriterOnly" -> "{not json")
+    txn.commit(
+      Seq(txn.metadata.copy(configuration = txn.metadata.configuration ++ broken)),
+      org.apache.spark.sql.delta.DeltaOperations.ManualUpdate
+    )
+    val e = intercept[DeltaLifecycleException] {
+      SessionRouting.route(spark, new Path(path), Access.Read, path)
+    }
+    assert(e.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT")
+    val viaQuery = intercept[AnalysisException](sql(s"SELECT * FROM delta.`$path`"))
+    assert(viaQuery.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT")
+  }
+}
