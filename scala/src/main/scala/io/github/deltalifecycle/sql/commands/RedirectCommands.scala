@@ -82,7 +82,8 @@ case class SetRedirectCommand(
       case Seq(catalog, db, t) if catalog.equalsIgnoreCase("spark_catalog") =>
         TableIdentifier(t, Some(db))
       case _ => throw LifecycleErrors.invalidArgument(
-          s"SET REDIRECT TO TABLE needs a session catalog table name (db.t), not ${name.mkString(".")}."
+          "SET REDIRECT TO TABLE needs a session catalog table name (db.t), " +
+            s"not ${name.mkString(".")}."
         )
     }
     val qualified = s"${ident.database.get}.${ident.table}"
@@ -119,9 +120,10 @@ case class UnsetRedirectCommand(table: LifecycleTableRef) extends RedirectComman
 /** The redirect of a table as its log records it (state NORMAL when there is none). */
 case class DescribeRedirectCommand(table: LifecycleTableRef) extends RedirectCommand {
   override def run(spark: SparkSession): Seq[Row] = {
-    val info = RedirectLookup.read(RedirectSession.context(spark).hadoopConf, table.path)
+    val ctx = RedirectSession.context(spark)
+    val info = RedirectLookup.read(ctx.hadoopConf, table.path)
       .getOrElse(throw LifecycleErrors.notADeltaTable(table.path.toString, "there is no Delta log"))
-    row(RedirectResult.describe(table.displayName, info))
+    row(RedirectResult.describe(ctx, table.displayName, info))
   }
 }
 
