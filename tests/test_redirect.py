@@ -30,13 +30,18 @@ from delta_lifecycle.errors import (
 )
 
 
+#: The module's tables: three sources and their destinations.
+TABLE_NAMES = ("rw", "rw_dest", "wo", "wo_dest", "back", "back_dest")
+
+
 def _table(spark: SparkSession, path: Path, rows: range) -> None:
     spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta")
     spark.sql(f"INSERT INTO delta.`{path}` SELECT id FROM range({rows.start}, {rows.stop})")
 
 
 def _append(spark: SparkSession, path: Path, value: int) -> None:
-    spark.createDataFrame([(value,)], "id BIGINT").write.format("delta").mode("append").save(str(path))
+    df = spark.createDataFrame([(value,)], "id BIGINT")
+    df.write.format("delta").mode("append").save(str(path))
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +49,7 @@ def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dic
     """Three redirects: reader-writer and writer-only (left READY), and one set, written
     through and unset again."""
     root = tmp_path_factory.mktemp("redirect")
-    t: Dict[str, Any] = {name: root / name for name in ("rw", "rw_dest", "wo", "wo_dest", "back", "back_dest")}
+    t: Dict[str, Any] = {name: root / name for name in TABLE_NAMES}
     _table(spark, t["rw"], range(0, 10))
     t["rw_status"] = LifecycleTable.for_path(spark, str(t["rw"])).set_redirect(str(t["rw_dest"]))
     _append(spark, t["rw"], 100)
@@ -71,30 +76,36 @@ def stock(tables: Dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> D
         out = {}
         for name, path in paths.items():
             try:
-                out[name + ".read"] = sorted(int(r[0]) for r in spark.read.format("delta").load(path).collect())
+                rows = spark.read.format("delta").load(path).collect()
+                out[name + ".read"] = sorted(int(r[0]) for r in rows)
             except Exception as e:
                 out[name + ".read"] = "refused: " + str(e)[:400]
             if name in ("rw", "wo"):
                 try:
-                    spark.createDataFrame([(999,)], "id BIGINT").write.format("delta").mode("append").save(path)
+                    df = spark.createDataFrame([(999,)], "id BIGINT")
+                    df.write.format("delta").mode("append").save(path)
                     out[name + ".write"] = "written"
                 except Exception as e:
                     out[name + ".write"] = "refused: " + str(e)[:400]
         emit(out)
     """
-    paths = {n: str(tables[n]) for n in ("rw", "rw_dest", "wo", "wo_dest", "back", "back_dest")}
+    paths = {n: str(tables[n]) for n in TABLE_NAMES}
     return run_stock_script(body, [json.dumps(paths)], tmp_path_factory.mktemp("stock"))
 
 
 def test_set_redirect_reports_the_copy(tables: Dict[str, Any]) -> None:
     status: RedirectStatus = tables["rw_status"]
-    assert status.state == "READY" and status.mode == "READER WRITER" and status.type == "Object Store"
-    assert status.destination_location is not None and status.destination_location.endswith("rw_dest")
+    assert status.state == "READY" and status.mode == "READER WRITER"
+    assert status.type == "Object Store"
+    location = status.destination_location
+    assert location is not None and location.endswith("rw_dest")
     assert status.files_copied > 0 and status.bytes_copied > 0
     assert len(status.commit_versions) == 2
 
 
-def test_reads_and_writes_by_path_follow_the_redirect(spark: SparkSession, tables: Dict[str, Any]) -> None:
+def test_reads_and_writes_by_path_follow_the_redirect(
+    spark: SparkSession, tables: Dict[str, Any]
+) -> None:
     expected = list(range(0, 10)) + [100, 101]
     assert ids(spark, tables["rw"]) == expected
     assert ids(spark, tables["rw_dest"]) == expected
@@ -119,15 +130,19 @@ def test_stock_delta_spark_is_a_legacy_client(stock: Dict[str, Any]) -> None:
     assert stock["wo_dest.read"] == [0, 1, 2, 3, 4, 50]
 
 
+#: One row, as delta-rs writes it.
+ONE_ROW = pa.table({"id": pa.array([7], pa.int64())})
+
+
 def test_delta_rs_is_a_legacy_client(tables: Dict[str, Any]) -> None:
     with pytest.raises(Exception, match="redirectReaderWriter"):
         DeltaTable(str(tables["rw"])).to_pyarrow_table()
     with pytest.raises(Exception, match="redirect"):
-        write_deltalake(str(tables["rw"]), pa.table({"id": pa.array([7], pa.int64())}), mode="append")
+        write_deltalake(str(tables["rw"]), ONE_ROW, mode="append")
     assert delta_rs_ids(tables["rw_dest"]) == list(range(0, 10)) + [100, 101]
     assert delta_rs_ids(tables["wo"]) == [0, 1, 2, 3, 4]
     with pytest.raises(Exception, match="redirectWriterOnly"):
-        write_deltalake(str(tables["wo"]), pa.table({"id": pa.array([7], pa.int64())}), mode="append")
+        write_deltalake(str(tables["wo"]), ONE_ROW, mode="append")
 
 
 def test_unset_redirect_brings_every_row_back_for_every_client(
@@ -159,7 +174,9 @@ def test_typed_errors(spark: SparkSession, tables: Dict[str, Any], tmp_path: Pat
     key = "delta.redirectReaderWriter"
     with pytest.raises(InvalidRedirectError), translate_errors():
         spark.sql(f"ALTER TABLE delta.`{src}` SET TBLPROPERTIES ('{key}' = '[1, 2]')").collect()
-    ready = json.dumps({"Type": "Object Store", "State": "READY", "Spec": {"Location": str(tmp_path / "x")}})
+    ready = json.dumps(
+        {"Type": "Object Store", "State": "READY", "Spec": {"Location": str(tmp_path / "x")}}
+    )
     with pytest.raises(RedirectInvalidTransitionError), translate_errors():
         spark.sql(f"ALTER TABLE delta.`{src}` SET TBLPROPERTIES ('{key}' = '{ready}')").collect()
     with pytest.raises(ValueError):

@@ -33,7 +33,11 @@ ALL_STEPS: List[Tuple[str, str]] = [
     ("unsetRedirect.afterDataCopy", "unset"),
     ("unsetRedirect.afterReplay.2", "unset"),
 ]
-CI_STEPS = {"setRedirect.afterDataCopy", "unsetRedirect.afterDestinationMark", "unsetRedirect.afterReplay.2"}
+CI_STEPS = {
+    "setRedirect.afterDataCopy",
+    "unsetRedirect.afterDestinationMark",
+    "unsetRedirect.afterReplay.2",
+}
 STEPS = [s for s in ALL_STEPS if FULL_MATRIX or s[0] in CI_STEPS]
 
 CRASHING_COMMAND = """
@@ -88,7 +92,9 @@ def test_the_command_halts_at_the_step(crashes: Dict[str, Crash], step: str) -> 
 
 
 @pytest.mark.parametrize("step", [s for s, _ in STEPS])
-def test_the_crashed_tables_read_every_row(spark: SparkSession, crashes: Dict[str, Crash], step: str) -> None:
+def test_the_crashed_tables_read_every_row(
+    spark: SparkSession, crashes: Dict[str, Crash], step: str
+) -> None:
     crash = crashes[step]
     expected = BEFORE if crash.command == "set" else AFTER_WRITE
     # Through the extension the source reads its current rows in any state.
@@ -102,7 +108,9 @@ def test_the_crashed_tables_read_every_row(spark: SparkSession, crashes: Dict[st
 
 
 @pytest.mark.parametrize("step", [s for s, _ in STEPS])
-def test_a_rerun_completes_the_command(spark: SparkSession, crashes: Dict[str, Crash], step: str) -> None:
+def test_a_rerun_completes_the_command(
+    spark: SparkSession, crashes: Dict[str, Crash], step: str
+) -> None:
     crash = crashes[step]
     table = LifecycleTable.for_path(spark, str(crash.path))
     if crash.command == "set":

@@ -3,7 +3,7 @@ package io.github.deltalifecycle.sql
 import scala.jdk.CollectionConverters._
 
 import io.github.deltalifecycle.features.redirect.{Access, Route}
-import io.github.deltalifecycle.sql.resolution.TableName
+import io.github.deltalifecycle.core.TableName
 import io.github.deltalifecycle.sql.routing.SessionRouting
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession

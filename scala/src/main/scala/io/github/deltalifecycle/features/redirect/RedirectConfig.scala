@@ -40,11 +40,7 @@ object RedirectMode {
 }
 
 /** The RFC's states; a table without the property is NORMAL. */
-sealed abstract class RedirectState(val name: String) {
-
-  /** Whether writes (data or metadata) are accepted anywhere while the table is in this state. */
-  def acceptsWrites: Boolean = this == RedirectState.Ready
-}
+sealed abstract class RedirectState(val name: String)
 
 object RedirectState {
   case object EnableInProgress extends RedirectState("ENABLE-REDIRECT-IN-PROGRESS")
@@ -139,12 +135,6 @@ case class RedirectConfig(
     JsonUtils.mapper.writeValueAsString(root)
   }
 
-  /** The Hadoop location of the table the redirect points to, when the Spec names one. */
-  def destinationLocation: Option[String] = spec match {
-    case RedirectSpec.Location(uri) => Some(uri)
-    case RedirectSpec.Table(_, location) => location
-  }
-
   def withState(s: RedirectState): RedirectConfig = copy(state = s)
 
   /** The same redirect stored under `m`'s property and feature. */
@@ -211,7 +201,8 @@ object RedirectConfig {
       .getOrElse(throw LifecycleErrors.invalidRedirect(where, "State is missing"))
     val state = RedirectState.parse(stateText).getOrElse(throw LifecycleErrors.invalidRedirect(
       where,
-      s"unknown State '$stateText' (expected one of ${RedirectState.all.map(_.name).mkString(", ")})"
+      s"unknown State '$stateText' " +
+        s"(expected one of ${RedirectState.all.map(_.name).mkString(", ")})"
     ))
 
     // The RFC shows Spec as a JSON string holding an object; accept that and a plain object.
@@ -246,7 +237,8 @@ object RedirectConfig {
         ))
       case other => throw LifecycleErrors.invalidRedirect(
           where,
-          s"unknown Type '$other' (this client knows '$ObjectStoreType', '$SessionCatalogType' and '$PreviewPathType')"
+          s"unknown Type '$other' (this client knows " +
+            s"'$ObjectStoreType', '$SessionCatalogType' and '$PreviewPathType')"
         )
     }
     val isDestination = specText("Role").exists(_.equalsIgnoreCase(DestinationRole))

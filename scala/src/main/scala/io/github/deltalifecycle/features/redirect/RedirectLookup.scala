@@ -27,8 +27,9 @@ final case class RedirectInfo(
  *
  * Results are cached for the query being planned (Spark's per-query planning tracker), so a query
  * that names a table several times reads the log once. Across queries, the facts of a table's
- * latest version are kept while its newest commit file is unchanged (commit files are written
- * once), so a later query costs one listing of `_delta_log`.
+ * latest version are remembered and reused while that version is still the latest (its commit file
+ * unchanged, no next commit file; commit files are written once), so a later query costs two
+ * file-status calls.
  */
 object RedirectLookup {
   private val perQuery = new java.util.WeakHashMap[QueryPlanningTracker, ConcurrentHashMap[
@@ -51,7 +52,13 @@ object RedirectLookup {
     }
   }
 
-  /** Like [[lookup]], never cached: for commands that change the redirect. */
+  /**
+   * Like [[lookup]] without the per-query cache, for commands that change the redirect. It does
+   * reuse the facts remembered for the table's latest version (by any earlier read), but only after
+   * re-checking them with two file-status calls: the remembered latest commit file still has the
+   * same modification time and length, and the next commit file does not exist. Otherwise it lists
+   * and reads the log, and remembers what it found.
+   */
   def read(hadoopConf: Configuration, path: Path): Option[RedirectInfo] = {
     val log = TableLog.forPath(hadoopConf, path)
     stillLatest(log).foreach(return _)
@@ -66,7 +73,8 @@ object RedirectLookup {
     ) {
       throw LifecycleErrors.invalidRedirect(
         path.toString,
-        "the protocol names redirectReaderWriter but no redirect property is set, so no client can tell where the table lives"
+        "the protocol names redirectReaderWriter but no redirect property is set, " +
+          "so no client can tell where the table lives"
       )
     }
     val info = Some(RedirectInfo(log.tablePath, latest, protocol, metadata, config))
@@ -157,7 +165,8 @@ object RedirectLookup {
       ) {
         throw LifecycleErrors.invalidRedirect(
           info.path.toString,
-          s"version $v changed data after the redirect began, which the RFC forbids; the source cannot be read safely"
+          s"version $v changed data after the redirect began, which the RFC forbids; " +
+            "the source cannot be read safely"
         )
       }
       val addsRedirectFeature = actions.exists {

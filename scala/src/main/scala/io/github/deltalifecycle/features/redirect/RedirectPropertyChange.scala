@@ -24,7 +24,8 @@ final class RedirectPropertyChange(
   def run(key: String, newValue: Option[String]): RedirectResult = {
     val mode =
       RedirectMode.all.find(m => m.property == key).getOrElse(throw LifecycleErrors.invalidArgument(
-        s"$key is delta-spark's preview spelling; this client writes ${RedirectMode.all.map(_.property).mkString(" or ")}."
+        s"$key is delta-spark's preview spelling; " +
+          s"this client writes ${RedirectMode.all.map(_.property).mkString(" or ")}."
       ))
     val log = TableLog.forPath(ctx.hadoopConf, path)
     val info = RedirectLookup.read(
@@ -55,11 +56,7 @@ final class RedirectPropertyChange(
     }
     next.filter(_.state == RedirectState.Ready).foreach { c =>
       // A READY redirect must point somewhere real, allowed, and not redirected itself.
-      val dest = RedirectRouting.destination(ctx, info.copy(config = Some(c)), c) match {
-        case Route.ToLocation(p) => p
-        case Route.ToTable(_, p) => p
-        case other => throw new IllegalStateException(s"unexpected route $other")
-      }
+      val dest = RedirectRouting.checkedDestinationPath(ctx, info.path, c)
       if (RedirectLookup.read(ctx.hadoopConf, dest).isEmpty) {
         throw LifecycleErrors.redirectState(
           displayName,
@@ -87,7 +84,7 @@ final class RedirectPropertyChange(
       if (newValue.isDefined) "SET TBLPROPERTIES" else "UNSET TBLPROPERTIES",
       Map("redirectState" -> to)
     )
-    RedirectResult.describe(displayName, RedirectLookup.read(ctx.hadoopConf, path).get)
+    RedirectResult.describe(ctx, displayName, RedirectLookup.read(ctx.hadoopConf, path).get)
       .copy(commitVersions = Seq(version), steps = Seq(s"committed version $version: $from -> $to"))
   }
 }

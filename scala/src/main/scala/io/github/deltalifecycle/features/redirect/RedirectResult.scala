@@ -1,5 +1,7 @@
 package io.github.deltalifecycle.features.redirect
 
+import io.github.deltalifecycle.core.DeltaLifecycleException
+
 /**
  * What SET REDIRECT, UNSET REDIRECT and DESCRIBE REDIRECT report: the redirect as it now is, and
  * what the command did to get there (nothing, for DESCRIBE).
@@ -20,15 +22,25 @@ final case class RedirectResult(
 )
 
 object RedirectResult {
-  def describe(table: String, info: RedirectInfo): RedirectResult = {
+
+  /**
+   * The redirect of `info`. Its destination location is where routing sends accesses now; it is
+   * left out, not an error, when the destination cannot be found, so a broken redirect can still be
+   * described.
+   */
+  def describe(ctx: RoutingContext, table: String, info: RedirectInfo): RedirectResult = {
     val c = info.config
+    val destinationLocation = c.flatMap { config =>
+      try Some(RedirectRouting.destinationPath(ctx, table, config.spec).toString)
+      catch { case _: DeltaLifecycleException => None }
+    }
     RedirectResult(
       table,
       info.state,
       c.map(_.mode),
       c.map(_.redirectType),
       c.map(_.spec.describe),
-      c.flatMap(_.destinationLocation),
+      destinationLocation,
       c.map(_.noRedirectRules).getOrElse(Nil),
       info.version,
       0,
@@ -39,4 +51,25 @@ object RedirectResult {
       ).toSeq
     )
   }
+}
+
+/**
+ * What one run of SET or UNSET REDIRECT did, collected step by step: the versions it committed on
+ * the redirected table, and one line per step for its [[RedirectResult]].
+ */
+private[redirect] final class ProcedureReport {
+  private val commits = Vector.newBuilder[Long]
+  private val steps = Vector.newBuilder[String]
+
+  def committed(version: Long): Unit = commits += version
+
+  def note(step: String): Unit = steps += step
+
+  /** `now` (the redirect after the run) with what the run did. */
+  def result(now: RedirectResult, copied: CopyStats): RedirectResult = now.copy(
+    filesCopied = copied.filesCopied,
+    bytesCopied = copied.bytesCopied,
+    commitVersions = commits.result(),
+    steps = steps.result()
+  )
 }

@@ -85,19 +85,27 @@ object RedirectRouting {
     if (!c.mode.readerWriter) Route.Direct
     else throw LifecycleErrors.redirectState(
       info.path.toString,
-      s"NoRedirectRules keep ${ctx.appName} on the source, but the source's protocol names redirectReaderWriter, " +
-        "which delta-spark cannot read or write. Redirect with WRITER ONLY when applications must keep using the source."
+      s"NoRedirectRules keep ${ctx.appName} on the source, " +
+        "but the source's protocol names redirectReaderWriter, " +
+        "which delta-spark cannot read or write. " +
+        "Redirect with WRITER ONLY when applications must keep using the source."
     )
 
   /** The destination, after checking it is allowed and is not itself redirected elsewhere. */
   def destination(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route = {
-    val destPath = destinationPath(ctx, info.path.toString, c.spec)
-    checkAllowed(ctx, destPath.toString)
-    checkNotChained(ctx, info.path, destPath)
+    val destPath = checkedDestinationPath(ctx, info.path, c)
     c.spec match {
       case RedirectSpec.Table(name, _) => Route.ToTable(name, destPath)
       case _: RedirectSpec.Location => Route.ToLocation(destPath)
     }
+  }
+
+  /** Where `source`'s redirect `c` points, checked as [[destination]] checks it. */
+  def checkedDestinationPath(ctx: RoutingContext, source: Path, c: RedirectConfig): Path = {
+    val destPath = destinationPath(ctx, source.toString, c.spec)
+    checkAllowed(ctx, destPath.toString)
+    checkNotChained(ctx, source, destPath)
+    destPath
   }
 
   /**
@@ -139,9 +147,7 @@ object RedirectRouting {
     val destInfo = RedirectLookup.lookup(ctx.hadoopConf, dest)
     destInfo.flatMap(_.config) match {
       case None =>
-      case Some(d)
-          if d.isDestinationMarker &&
-            d.destinationLocation.exists(l => sameLocation(ctx, l, source.toString)) =>
+      case Some(d) if marksDestinationOf(ctx, d, dest, source) =>
       case Some(_) =>
         /* Hops in qualified form, so a cycle spelled once with `file:` and once without is still a
          * cycle. */
@@ -156,18 +162,19 @@ object RedirectRouting {
         }
         visit(source.toString)
         visit(dest.toString)
+        // The report is best effort: a hop that cannot be resolved or read ends it.
+        def nextHop(info: RedirectInfo): Option[Path] = info.config.flatMap(c =>
+          scala.util.Try(destinationPath(ctx, info.path.toString, c.spec)).toOption
+        )
         var current: Option[RedirectInfo] = destInfo
         var done = false
         var n = 0
         while (!done && n < MaxChainReport) {
           n += 1
-          current.flatMap(_.config).flatMap(_.destinationLocation) match {
+          current.flatMap(nextHop) match {
             case Some(next) =>
-              done = visit(next)
-              current = scala.util.Try(RedirectLookup.lookup(
-                ctx.hadoopConf,
-                new Path(next)
-              )).toOption.flatten
+              done = visit(next.toString)
+              current = scala.util.Try(RedirectLookup.lookup(ctx.hadoopConf, next)).toOption.flatten
             case None => done = true
           }
         }
@@ -180,6 +187,19 @@ object RedirectRouting {
 
   def sameLocation(ctx: RoutingContext, a: String, b: String): Boolean = qualified(ctx, a) ==
     qualified(ctx, b)
+
+  /**
+   * Whether `c`, the redirect of the table at `dest`, is the marker `dest` carries while the
+   * redirect from `source` to it is dropped.
+   */
+  def marksDestinationOf(
+      ctx: RoutingContext,
+      c: RedirectConfig,
+      dest: Path,
+      source: Path
+  ): Boolean =
+    c.isDestinationMarker &&
+      sameLocation(ctx, destinationPath(ctx, dest.toString, c.spec).toString, source.toString)
 
   private def describe(ops: Set[String]): String =
     if (ops.isEmpty) "write to" else ops.toSeq.sorted.mkString("/").toLowerCase + " on"

@@ -8,11 +8,14 @@ import io.github.deltalifecycle.core.{
   LogCommitter,
   LogFiles,
   Progress,
-  TableLog
+  TableLog,
+  TableName
 }
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog, TableInfo}
 import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
  * Where SET REDIRECT points: a location, or a table in the session catalog (created by the
@@ -46,134 +49,204 @@ final class SetRedirect(
 ) {
   private lazy val store = LogStore(spark)
   private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
+  // Spark's name for its session catalog (CatalogManager's constant is private to Spark).
+  private val SessionCatalogName = "spark_catalog"
+  // One SetRedirect per command: the report collects what this run does.
+  private val report = new ProcedureReport
 
   def run(
       target: RedirectTarget,
       mode: RedirectMode,
       rules: Seq[NoRedirectRule]
   ): RedirectResult = {
+    val spec = specOf(target)
+    val destPath = RedirectRouting.destinationPath(ctx, displayName, spec)
+    val enabling = enablingConfig(spec, mode, rules)
+    val current = fresh()
+    if (current.config.exists(isReady(_, enabling))) return nothingToDo(current, spec)
+
     val progress = new Progress(spark, s"SET REDIRECT on $displayName", 4)
-    val commits = Vector.newBuilder[Long]
-    val steps = Vector.newBuilder[String]
-    val spec = target match {
-      case RedirectTarget.ToLocation(uri) => RedirectSpec.Location(qualify(uri))
-      case RedirectTarget.ToTable(name, location, _) =>
-        RedirectSpec.Table(name, Some(qualify(location)))
-    }
-    val destPath = new Path(spec match {
-      case RedirectSpec.Location(uri) => uri
-      case RedirectSpec.Table(_, location) => location.get
-    })
+    progress.start("enter ENABLE-REDIRECT-IN-PROGRESS")
+    val enabled = enable(current, target, destPath, enabling)
+    FaultInjection.step("setRedirect.afterEnable")
+
+    progress.start(s"copy the table to $destPath")
+    val copied = copyTable(enabled, destPath, progress)
+    FaultInjection.step("setRedirect.afterCopy")
+
+    progress.start("register the destination")
+    register(target, destPath)
+
+    progress.start("enter READY")
+    enterReady(enabled, enabling)
+    progress.done()
+    report.result(describe(fresh()), copied)
+  }
+
+  private def specOf(target: RedirectTarget): RedirectSpec = target match {
+    case RedirectTarget.ToLocation(uri) => RedirectSpec.Location(qualify(uri))
+    case RedirectTarget.ToTable(name, location, _) =>
+      RedirectSpec.Table(name, Some(qualify(location)))
+  }
+
+  /**
+   * The value committed on entering ENABLE-REDIRECT-IN-PROGRESS. It is stored under the writer-only
+   * feature whatever the mode: the source stays readable by every client while writes are blocked.
+   * READY takes on the requested mode.
+   */
+  private def enablingConfig(
+      spec: RedirectSpec,
+      mode: RedirectMode,
+      rules: Seq[NoRedirectRule]
+  ): RedirectConfig = {
     val redirectType = spec match {
       case _: RedirectSpec.Location => RedirectConfig.ObjectStoreType
       case _: RedirectSpec.Table => RedirectConfig.SessionCatalogType
     }
-    // Enabling is stored under the writer-only feature whatever the mode: the source stays
-    // readable by every client while writes are blocked. READY takes on the requested mode.
-    val wanted = RedirectConfig(
-      mode,
-      redirectType,
-      RedirectState.EnableInProgress,
-      spec,
-      rules
-    ).storedAs(RedirectMode.WriterOnly)
+    RedirectConfig(mode, redirectType, RedirectState.EnableInProgress, spec, rules)
+      .storedAs(RedirectMode.WriterOnly)
+  }
 
-    progress.start("enter ENABLE-REDIRECT-IN-PROGRESS")
-    var info = fresh()
-    info.config match {
-      case None =>
-        // Copying and re-protocolling a table is safe only if every feature it uses is understood.
-        if (!ClientSupport.isSupported(info.protocol))
-          throw LifecycleErrors.unsupportedProtocol(
-            info.version,
-            ClientSupport.unsupportedFeatures(info.protocol),
-            "redirect the table"
-          )
-        checkTarget(target, destPath)
-        val enable = Seq(
-          RedirectProtocol.withFeature(info.protocol, RedirectMode.WriterOnly),
-          RedirectProtocol.withProperty(info.metadata, wanted)
+  /** Whether `c` is the redirect `enabling` asks for, left unfinished by an earlier run. */
+  private def isEnabling(c: RedirectConfig, enabling: RedirectConfig): Boolean =
+    c.state == RedirectState.EnableInProgress && c.targetMode == enabling.targetMode &&
+      sameTarget(c, enabling.spec)
+
+  /** Whether `c` is the redirect `enabling` asks for, finished. */
+  private def isReady(c: RedirectConfig, enabling: RedirectConfig): Boolean =
+    c.state == RedirectState.Ready && c.mode == enabling.targetMode &&
+      sameTarget(c, enabling.spec)
+
+  private def nothingToDo(current: RedirectInfo, spec: RedirectSpec): RedirectResult =
+    describe(current).copy(steps = Seq(s"already READY to ${spec.describe}; nothing to do"))
+
+  /**
+   * NORMAL -> ENABLE-REDIRECT-IN-PROGRESS, after checking the table and the target; or nothing,
+   * when an earlier run with the same target got that far. Returns the source as it now is.
+   */
+  private def enable(
+      current: RedirectInfo,
+      target: RedirectTarget,
+      destPath: Path,
+      enabling: RedirectConfig
+  ): RedirectInfo = current.config match {
+    case None =>
+      checkSupported(current)
+      checkTarget(target, destPath)
+      val version = LogCommitter.commitRebasing(
+        log,
+        store,
+        current.version,
+        "SET REDIRECT",
+        commitParameters(enabling)
+      )(_ =>
+        Seq(
+          RedirectProtocol.withFeature(current.protocol, RedirectMode.WriterOnly),
+          RedirectProtocol.withProperty(current.metadata, enabling)
         )
-        val version = LogCommitter.commitRebasing(
-          log,
-          store,
-          info.version,
-          "SET REDIRECT",
-          Map("state" -> wanted.state.name, "destination" -> spec.describe, "mode" -> mode.sqlName)
-        )(_ => enable)
-        commits += version
-        steps += s"committed version $version: NORMAL -> ${wanted.state.name}"
-        info = fresh()
-      case Some(c) if c.isDestinationMarker =>
-        throw LifecycleErrors.redirectState(
-          displayName,
-          "this table is the destination of a redirect that is being dropped; it cannot be redirected itself"
-        )
-      case Some(c)
-          if sameTarget(c, spec) && c.targetMode == mode &&
-            c.state == RedirectState.EnableInProgress =>
-        steps +=
-          s"resuming: the redirect to ${spec.describe} is already ENABLE-REDIRECT-IN-PROGRESS"
-      case Some(c) if sameTarget(c, spec) && c.mode == mode && c.state == RedirectState.Ready =>
-        progress.done()
-        return RedirectResult.describe(displayName, info).copy(steps =
-          Seq(s"already READY to ${spec.describe}; nothing to do")
-        )
-      case Some(c) =>
-        throw LifecycleErrors.redirectState(
-          displayName,
-          s"it already has a redirect (${c.mode.sqlName}) to ${c.spec.describe} in state ${c.state.name}. " +
-            (if (c.state == RedirectState.EnableInProgress)
-               s"Run SET REDIRECT to ${c.spec.describe} again to finish it, or UNSET REDIRECT to cancel it."
-             else "Run UNSET REDIRECT first.")
-        )
+      )
+      report.committed(version)
+      report.note(s"committed version $version: NORMAL -> ${enabling.state.name}")
+      fresh()
+    case Some(c) if c.isDestinationMarker =>
+      throw LifecycleErrors.redirectState(
+        displayName,
+        "this table is the destination of a redirect that is being dropped; " +
+          "it cannot be redirected itself"
+      )
+    case Some(c) if isEnabling(c, enabling) =>
+      report.note(
+        s"resuming: the redirect to ${enabling.spec.describe} " +
+          "is already ENABLE-REDIRECT-IN-PROGRESS"
+      )
+      current
+    case Some(c) =>
+      val howToGoOn =
+        if (c.state == RedirectState.EnableInProgress)
+          s"Run SET REDIRECT to ${c.spec.describe} again to finish it, " +
+            "or UNSET REDIRECT to cancel it."
+        else "Run UNSET REDIRECT first."
+      throw LifecycleErrors.redirectState(
+        displayName,
+        s"it already has a redirect (${c.mode.sqlName}) to ${c.spec.describe} " +
+          s"in state ${c.state.name}. $howToGoOn"
+      )
+  }
+
+  /** Copying and re-protocolling a table is safe only if every feature it uses is understood. */
+  private def checkSupported(info: RedirectInfo): Unit =
+    if (!ClientSupport.isSupported(info.protocol)) {
+      throw LifecycleErrors.unsupportedProtocol(
+        info.version,
+        ClientSupport.unsupportedFeatures(info.protocol),
+        "redirect the table"
+      )
     }
-    FaultInjection.step("setRedirect.afterEnable")
 
-    progress.start(s"copy the table to $destPath")
-    val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, info)
+  /**
+   * Copies the data files, then the log up to the version before the redirect, and verifies the
+   * destination is a table at that version.
+   */
+  private def copyTable(enabled: RedirectInfo, destPath: Path, progress: Progress): CopyStats = {
+    val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, enabled)
     val copy = new TableCopy(ctx.hadoopConf, progress, copyThreads)
     val dataStats = copy.copy(sourcePath, destPath, copy.dataFiles(sourcePath), "data files")
     FaultInjection.step("setRedirect.afterDataCopy")
     val logStats = copy.copy(sourcePath, destPath, logFilesUpTo(copiedUpTo), "log files")
     verifyDestination(destPath, copiedUpTo)
-    steps +=
-      s"copied ${dataStats.filesCopied} data files (${dataStats.bytesCopied} bytes) and ${logStats.filesCopied} log files " +
-        s"up to version $copiedUpTo; ${dataStats.filesAlreadyThere + logStats.filesAlreadyThere} were already there"
-    FaultInjection.step("setRedirect.afterCopy")
+    report.note(
+      s"copied ${dataStats.filesCopied} data files (${dataStats.bytesCopied} bytes) " +
+        s"and ${logStats.filesCopied} log files up to version $copiedUpTo; " +
+        s"${dataStats.filesAlreadyThere + logStats.filesAlreadyThere} were already there"
+    )
+    dataStats + logStats
+  }
 
-    progress.start("register the destination")
-    target match {
-      case RedirectTarget.ToTable(name, _, _) if !catalogHas(name) =>
-        spark.sql(
-          s"CREATE TABLE IF NOT EXISTS $name USING delta LOCATION '${escape(destPath.toString)}'"
+  /**
+   * Registers a catalog target as an external Delta table at the copied location, through the
+   * session catalog as `CREATE TABLE name USING delta LOCATION '...'` does: delta-spark takes the
+   * schema from the log there. A re-run finds it registered and leaves it.
+   */
+  private def register(target: RedirectTarget, destPath: Path): Unit = target match {
+    case RedirectTarget.ToTable(name, _, _) =>
+      val parts = TableName.parts(name)
+      val ident = Identifier.of(parts.init.toArray, parts.last)
+      val catalog =
+        SparkInternals.catalog(spark, SessionCatalogName).asInstanceOf[TableCatalog]
+      if (!catalog.tableExists(ident)) {
+        catalog.createTable(
+          ident,
+          new TableInfo.Builder().withProvider("delta").withLocation(destPath.toString).build()
         )
-        steps += s"registered $name at $destPath"
-      case _ =>
-    }
+        report.note(s"registered $name at $destPath")
+      }
+    case _: RedirectTarget.ToLocation =>
+  }
 
-    progress.start("enter READY")
-    val ready = wanted.withState(RedirectState.Ready).storedAs(mode)
-    val readyProtocol =
-      RedirectProtocol.withFeature(RedirectProtocol.withoutFeatures(info.protocol), mode)
-    val readyVersion = LogCommitter.commit(
+  /** ENABLE-REDIRECT-IN-PROGRESS -> READY, taking on the requested mode's feature. */
+  private def enterReady(enabled: RedirectInfo, enabling: RedirectConfig): Unit = {
+    val ready = enabling.withState(RedirectState.Ready).storedAs(enabling.targetMode)
+    val readyProtocol = RedirectProtocol.withFeature(
+      RedirectProtocol.withoutFeatures(enabled.protocol),
+      ready.mode
+    )
+    val version = LogCommitter.commit(
       log,
       store,
-      info.version,
-      Seq(readyProtocol, RedirectProtocol.withProperty(info.metadata, ready)),
+      enabled.version,
+      Seq(readyProtocol, RedirectProtocol.withProperty(enabled.metadata, ready)),
       "SET REDIRECT",
-      Map("state" -> ready.state.name, "destination" -> spec.describe, "mode" -> mode.sqlName)
+      commitParameters(ready)
     )
-    commits += readyVersion
-    steps += s"committed version $readyVersion: ENABLE-REDIRECT-IN-PROGRESS -> READY"
-    progress.done()
-    RedirectResult.describe(displayName, fresh()).copy(
-      filesCopied = dataStats.filesCopied + logStats.filesCopied,
-      bytesCopied = dataStats.bytesCopied + logStats.bytesCopied,
-      commitVersions = commits.result(),
-      steps = steps.result()
-    )
+    report.committed(version)
+    report.note(s"committed version $version: ENABLE-REDIRECT-IN-PROGRESS -> READY")
   }
+
+  private def commitParameters(c: RedirectConfig): Map[String, Any] =
+    Map("state" -> c.state.name, "destination" -> c.spec.describe, "mode" -> c.targetMode.sqlName)
+
+  private def describe(info: RedirectInfo): RedirectResult =
+    RedirectResult.describe(ctx, displayName, info)
 
   private def fresh(): RedirectInfo =
     RedirectLookup.read(
@@ -185,7 +258,8 @@ final class SetRedirect(
     Locations.qualify(location, ctx.hadoopConf) { reason =>
       LifecycleErrors.invalidArgument(
         s"The redirect target '$location' is not a location this session can use ($reason). " +
-          "Give an absolute path or a URI with a scheme Hadoop knows, such as file:/..., s3a://... or abfss://..."
+          "Give an absolute path or a URI with a scheme Hadoop knows, " +
+          "such as file:/..., s3a://... or abfss://..."
       )
     }.toString
 
@@ -271,8 +345,4 @@ final class SetRedirect(
       )
     }
   }
-
-  private def catalogHas(name: String): Boolean = spark.catalog.tableExists(name)
-
-  private def escape(s: String): String = s.replace("\\", "\\\\").replace("'", "\\'")
 }

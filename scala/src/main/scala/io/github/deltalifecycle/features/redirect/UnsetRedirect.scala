@@ -48,7 +48,8 @@ final class UnsetRedirect(
       case Some(c) if c.isDestinationMarker =>
         throw LifecycleErrors.redirectState(
           displayName,
-          s"it is the destination of a redirect from ${c.spec.describe}; run UNSET REDIRECT on that table"
+          s"it is the destination of a redirect from ${c.spec.describe}; " +
+            "run UNSET REDIRECT on that table"
         )
       case Some(c) if c.state == RedirectState.EnableInProgress => cancel(info, c)
       case Some(c) => drop(info, c)
@@ -69,24 +70,53 @@ final class UnsetRedirect(
       Map("state" -> RedirectState.Normal, "cancelled" -> true)
     )
     progress.done()
-    RedirectResult.describe(displayName, fresh(sourcePath, displayName)).copy(
+    describe(fresh(sourcePath, displayName)).copy(
       commitVersions = Seq(version),
       steps = Seq(
         s"committed version $version: ENABLE-REDIRECT-IN-PROGRESS -> NORMAL (cancelled)",
-        s"files already copied to ${c.spec.describe} were left in place; delete them if you do not need them"
+        s"files already copied to ${c.spec.describe} were left in place; " +
+          "delete them if you do not need them"
       )
     )
   }
 
   private def drop(initial: RedirectInfo, c: RedirectConfig): RedirectResult = {
-    val progress = new Progress(spark, s"UNSET REDIRECT on $displayName", 4)
-    val commits = Vector.newBuilder[Long]
-    val steps = Vector.newBuilder[String]
+    val progress = new Progress(spark, s"UNSET REDIRECT on $displayName", 5)
+    val report = new ProcedureReport
     val dropping = c.withState(RedirectState.DropInProgress)
 
     progress.start("enter DROP-REDIRECT-IN-PROGRESS on the source")
-    var info = initial
-    if (c.state == RedirectState.Ready) {
+    val source = enterDropInProgress(initial, dropping, report)
+    FaultInjection.step("unsetRedirect.afterSourceDrop")
+
+    progress.start("mark the destination")
+    val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
+    val lastDestinationData = markDestination(destPath, report)
+    FaultInjection.step("unsetRedirect.afterDestinationMark")
+
+    progress.start("copy back the data written at the destination")
+    val copied = copyBack(destPath, progress, report)
+    FaultInjection.step("unsetRedirect.afterDataCopy")
+
+    progress.start("replay the destination's commits on the source")
+    replay(source, destPath, lastDestinationData, dropping, report)
+
+    progress.start("leave DROP-REDIRECT-IN-PROGRESS: the source is NORMAL")
+    leaveDropInProgress(destPath, lastDestinationData, report)
+    progress.done()
+    report.result(describe(fresh(sourcePath, displayName)), copied)
+  }
+
+  /**
+   * READY -> DROP-REDIRECT-IN-PROGRESS on the source, or nothing when an earlier run got that far.
+   * Returns the source as it now is.
+   */
+  private def enterDropInProgress(
+      info: RedirectInfo,
+      dropping: RedirectConfig,
+      report: ProcedureReport
+  ): RedirectInfo =
+    if (info.config.exists(_.state == RedirectState.Ready)) {
       val v = LogCommitter.commit(
         log,
         store,
@@ -95,17 +125,22 @@ final class UnsetRedirect(
         "UNSET REDIRECT",
         Map("state" -> dropping.state.name)
       )
-      commits += v
-      steps += s"committed version $v on the source: READY -> DROP-REDIRECT-IN-PROGRESS"
-      info = fresh(sourcePath, displayName)
-    } else steps += "resuming: the source is already DROP-REDIRECT-IN-PROGRESS"
-    FaultInjection.step("unsetRedirect.afterSourceDrop")
+      report.committed(v)
+      report.note(s"committed version $v on the source: READY -> DROP-REDIRECT-IN-PROGRESS")
+      fresh(sourcePath, displayName)
+    } else {
+      report.note("resuming: the source is already DROP-REDIRECT-IN-PROGRESS")
+      info
+    }
 
-    progress.start("mark the destination")
-    val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
-    val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
-    var destInfo = fresh(destPath, destPath.toString)
-    val markerVersion = destInfo.config match {
+  /**
+   * Marks the destination read-only (writer-only feature, role DESTINATION, pointing back at the
+   * source), or finds it marked by an earlier run. Returns the destination's last version written
+   * while it was the destination: the one before the marker.
+   */
+  private def markDestination(destPath: Path, report: ProcedureReport): Long = {
+    val destInfo = fresh(destPath, destPath.toString)
+    destInfo.config match {
       case None =>
         val marker = RedirectConfig(
           RedirectMode.WriterOnly,
@@ -115,51 +150,63 @@ final class UnsetRedirect(
           Nil,
           isDestinationMarker = true
         )
-        val mark = Seq(
-          RedirectProtocol.withFeature(destInfo.protocol, RedirectMode.WriterOnly),
-          RedirectProtocol.withProperty(destInfo.metadata, marker)
-        )
         val v = LogCommitter.commitRebasing(
-          destLog,
+          TableLog.forPath(ctx.hadoopConf, destPath),
           store,
           destInfo.version,
           "UNSET REDIRECT",
           Map("state" -> marker.state.name, "role" -> "destination")
-        )(_ => mark)
-        steps +=
+        )(_ =>
+          Seq(
+            RedirectProtocol.withFeature(destInfo.protocol, RedirectMode.WriterOnly),
+            RedirectProtocol.withProperty(destInfo.metadata, marker)
+          )
+        )
+        report.note(
           s"committed version $v on the destination: marked read-only (DROP-REDIRECT-IN-PROGRESS)"
-        destInfo = fresh(destPath, destPath.toString)
-        v
-      case Some(d)
-          if d.isDestinationMarker && d.destinationLocation.exists(RedirectRouting.sameLocation(
-            ctx,
-            _,
-            log.tablePath.toString
-          )) =>
-        steps += "resuming: the destination is already marked"
-        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, destInfo) + 1
+        )
+        v - 1
+      case Some(d) if RedirectRouting.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
+        report.note("resuming: the destination is already marked")
+        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, destInfo)
       case Some(_) =>
         throw LifecycleErrors.redirectChain(Seq(log.tablePath.toString, destPath.toString, "..."))
     }
-    FaultInjection.step("unsetRedirect.afterDestinationMark")
+  }
 
-    progress.start("copy back the data written at the destination")
+  /** Copies every data file under the destination to the source; those already there are kept. */
+  private def copyBack(destPath: Path, progress: Progress, report: ProcedureReport): CopyStats = {
     val copy = new TableCopy(ctx.hadoopConf, progress, copyThreads)
     val stats = copy.copy(destPath, sourcePath, copy.dataFiles(destPath), "data files")
-    steps +=
-      s"copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) back; ${stats.filesAlreadyThere} were already there"
-    FaultInjection.step("unsetRedirect.afterDataCopy")
+    report.note(
+      s"copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) back; " +
+        s"${stats.filesAlreadyThere} were already there"
+    )
+    stats
+  }
 
-    progress.start("replay the destination's commits on the source")
+  /**
+   * Commits, in order, each destination commit up to `lastDestinationData` that an earlier run did
+   * not replay, as a source commit that keeps the source DROP-REDIRECT-IN-PROGRESS.
+   */
+  private def replay(
+      source: RedirectInfo,
+      destPath: Path,
+      lastDestinationData: Long,
+      dropping: RedirectConfig,
+      report: ProcedureReport
+  ): Unit = {
     val boundary =
-      RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, info, dataChangesAllowed = true)
+      RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, source, dataChangesAllowed = true)
     val replayedUpTo = lastReplayed(boundary).getOrElse(boundary)
+    val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
     val destListing = destLog.listing()
-    val lastDestData = markerVersion - 1
-    for (k <- replayedUpTo + 1 to lastDestData) {
+    var sourceVersion = source.version
+    for (k <- replayedUpTo + 1 to lastDestinationData) {
       val commit = destListing.commit(k).getOrElse(throw LifecycleErrors.redirectState(
         displayName,
-        s"the destination's commit $k is no longer in its log (cleaned up?), so its changes cannot be replayed; " +
+        s"the destination's commit $k is no longer in its log (cleaned up?), " +
+          "so its changes cannot be replayed; " +
           "copy the destination's files over the source by hand, or restore the commit"
       ))
       val actions = ActionReader.readJson(destLog.readFs, commit.status)
@@ -167,32 +214,44 @@ final class UnsetRedirect(
         actions.collectFirst { case ci: CommitInfo => ci.operation }.getOrElse("UNKNOWN")
       val carried: Seq[Action] = actions.flatMap {
         case _: CommitInfo => None
-        case p: Protocol => Some(RedirectProtocol.withFeature(p, c.mode))
+        case p: Protocol => Some(RedirectProtocol.withFeature(p, dropping.mode))
         case m: Metadata => Some(RedirectProtocol.withProperty(m, dropping))
         case other => Some(other)
       }
-      val v = LogCommitter.commit(
+      sourceVersion = LogCommitter.commit(
         log,
         store,
-        info.version,
+        sourceVersion,
         carried,
         CopyBackOperation,
         Map(DestinationVersionKey -> k, "destinationOperation" -> operation)
       )
-      commits += v
-      info = info.copy(version = v)
+      report.committed(sourceVersion)
       FaultInjection.step(s"unsetRedirect.afterReplay.$k")
     }
-    if (lastDestData > replayedUpTo) steps +=
-      s"replayed destination versions ${replayedUpTo + 1} to $lastDestData on the source"
+    if (lastDestinationData > replayedUpTo) {
+      report.note(
+        s"replayed destination versions ${replayedUpTo + 1} to $lastDestinationData on the source"
+      )
+    }
+  }
 
-    progress.start("leave DROP-REDIRECT-IN-PROGRESS: the source is NORMAL")
-    info = fresh(sourcePath, displayName)
-    val (destProtocol, destMetadata) = destLog.protocolAndMetadataAt(lastDestData, destListing)
+  /**
+   * DROP-REDIRECT-IN-PROGRESS -> NORMAL: the source takes the destination's protocol and metadata
+   * without the redirect.
+   */
+  private def leaveDropInProgress(
+      destPath: Path,
+      lastDestinationData: Long,
+      report: ProcedureReport
+  ): Unit = {
+    val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
+    val (destProtocol, destMetadata) =
+      destLog.protocolAndMetadataAt(lastDestinationData, destLog.listing())
     val v = LogCommitter.commit(
       log,
       store,
-      info.version,
+      fresh(sourcePath, displayName).version,
       Seq(
         RedirectProtocol.withoutFeatures(destProtocol),
         RedirectProtocol.withoutProperty(destMetadata)
@@ -200,15 +259,8 @@ final class UnsetRedirect(
       "UNSET REDIRECT",
       Map("state" -> RedirectState.Normal)
     )
-    commits += v
-    steps += s"committed version $v on the source: DROP-REDIRECT-IN-PROGRESS -> NORMAL"
-    progress.done()
-    RedirectResult.describe(displayName, fresh(sourcePath, displayName)).copy(
-      filesCopied = stats.filesCopied,
-      bytesCopied = stats.bytesCopied,
-      commitVersions = commits.result(),
-      steps = steps.result()
-    )
+    report.committed(v)
+    report.note(s"committed version $v on the source: DROP-REDIRECT-IN-PROGRESS -> NORMAL")
   }
 
   /** The newest destination version an earlier, interrupted run already replayed on the source. */
@@ -225,6 +277,9 @@ final class UnsetRedirect(
         .flatten.map(_.toLong)
     }.lastOption
   }
+
+  private def describe(info: RedirectInfo): RedirectResult =
+    RedirectResult.describe(ctx, displayName, info)
 
   private def fresh(path: Path, name: String): RedirectInfo =
     RedirectLookup.read(

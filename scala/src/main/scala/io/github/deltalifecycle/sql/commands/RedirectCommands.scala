@@ -10,7 +10,8 @@ import io.github.deltalifecycle.features.redirect.{
   SetRedirect,
   UnsetRedirect
 }
-import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableName}
+import io.github.deltalifecycle.core.TableName
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.routing.RedirectSession
 import io.github.deltalifecycle.sql.plans.RedirectStatus
 import org.apache.spark.sql.{Row, SparkSession}
@@ -121,9 +122,10 @@ case class UnsetRedirectCommand(table: LifecycleTableRef) extends RedirectComman
 /** The redirect of a table as its log records it (state NORMAL when there is none). */
 case class DescribeRedirectCommand(table: LifecycleTableRef) extends RedirectCommand {
   override def run(spark: SparkSession): Seq[Row] = {
-    val info = RedirectLookup.read(RedirectSession.context(spark).hadoopConf, table.path)
+    val ctx = RedirectSession.context(spark)
+    val info = RedirectLookup.read(ctx.hadoopConf, table.path)
       .getOrElse(throw LifecycleErrors.notADeltaTable(table.path.toString, "there is no Delta log"))
-    row(RedirectResult.describe(table.displayName, info))
+    row(RedirectResult.describe(ctx, table.displayName, info))
   }
 }
 

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.resolution
 
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.core.{LifecycleErrors, Locations}
+import io.github.deltalifecycle.core.{LifecycleErrors, Locations, TableName}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession

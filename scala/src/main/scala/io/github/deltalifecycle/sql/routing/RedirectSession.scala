@@ -3,7 +3,8 @@ package io.github.deltalifecycle.sql.routing
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.features.redirect.RoutingContext
-import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableName}
+import io.github.deltalifecycle.core.TableName
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.deltalifecycle.SparkInternals

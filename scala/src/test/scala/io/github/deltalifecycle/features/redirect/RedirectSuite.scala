@@ -4,8 +4,11 @@ import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.core.{LogCommitter, TableLog}
 import io.github.deltalifecycle.sql.routing.RedirectSession
 import org.apache.spark.sql.{AnalysisException, Row}
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.catalog.CatalogTableType
 import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -43,11 +46,16 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     path
   }
 
+  /** ALTER TABLE ... SET TBLPROPERTIES of the reader-writer redirect property, by hand. */
+  private def setProperty(path: String, value: String): Seq[Row] =
+    sql(s"ALTER TABLE delta.`$path` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '$value')")
+
   private def stateJson(state: String, dest: String): String =
     s"""{"Type":"Object Store","State":"$state","Spec":{"Location":"$dest"}}"""
 
   test(
-    "SET REDIRECT copies the table, routes every entry point to it, and UNSET REDIRECT brings every row back"
+    "SET REDIRECT copies the table, routes every entry point to it, " +
+      "and UNSET REDIRECT brings every row back"
   ) {
     val src = table("src-basic", 0 until 10)
     val dest = newTableDir("dest-basic")
@@ -69,7 +77,8 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     sql(s"DELETE FROM delta.`$src` WHERE id = 0")
     sql(s"UPDATE delta.`$src` SET id = 1001 WHERE id = 1")
     sql(
-      s"MERGE INTO delta.`$src` t USING (SELECT 102L AS id) s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *"
+      s"MERGE INTO delta.`$src` t USING (SELECT 102L AS id) s ON t.id = s.id " +
+        "WHEN NOT MATCHED THEN INSERT *"
     )
     val expected = ((2 until 10).map(_.toLong) ++ Seq(100L, 101L, 102L, 1001L)).sorted
     assert(ids(spark.read.format("delta").load(src)) === expected)
@@ -101,14 +110,24 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "a catalog table redirected TO TABLE: names, saveAsTable and DESCRIBE follow; re-running is a no-op"
+    "a catalog table redirected TO TABLE: names, saveAsTable and DESCRIBE follow; " +
+      "re-running is a no-op"
   ) {
     sql("CREATE TABLE redirect_by_name (id BIGINT) USING delta")
     sql("INSERT INTO redirect_by_name SELECT id FROM range(0, 5)")
     val r = sql("ALTER TABLE redirect_by_name SET REDIRECT TO TABLE redirect_target").head
     assert(r.getAs[String]("type") === "Session Catalog" &&
       r.getAs[String]("destination") === "default.redirect_target")
-    assert(spark.catalog.tableExists("redirect_target"))
+    /* Registered as `CREATE TABLE ... USING delta LOCATION` registers: external, delta, at the
+     * copied location, and readable by name. */
+    val catalog = SparkInternals.sessionCatalog(spark)
+    val targetName = TableIdentifier("redirect_target", Some("default"))
+    val target = catalog.getTableMetadata(targetName)
+    assert(target.tableType === CatalogTableType.EXTERNAL)
+    assert(target.provider === Some("delta"))
+    assert(target.location === catalog.defaultTablePath(targetName))
+    assert(DeltaLog.forTable(spark, target).update().version === 1)
+    assert(idsOf("redirect_target") === (0L until 5L))
     Seq(5L).toDF("id").write.format("delta").mode("append").saveAsTable("redirect_by_name")
     sql("INSERT INTO redirect_by_name VALUES (6)")
     assert(idsOf("redirect_by_name") === (0L to 6L))
@@ -138,9 +157,7 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   test("ENABLE-REDIRECT-IN-PROGRESS reads the source as it was and refuses every write") {
     val src = table("src-enabling", 0 until 4)
     val dest = newTableDir("dest-enabling")
-    sql(
-      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", dest)}')"
-    )
+    setProperty(src, stateJson("ENABLE-REDIRECT-IN-PROGRESS", dest))
     assert(info(src).state === "ENABLE-REDIRECT-IN-PROGRESS")
     // Stored under the writer-only feature while enabling, so the source stays readable everywhere.
     assert(info(src).protocol.readerFeatureNames.isEmpty &&
@@ -168,9 +185,7 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   test("UNSET REDIRECT cancels an unfinished enable") {
     val src = table("src-cancel", 0 until 3)
     val dest = newTableDir("dest-cancel")
-    sql(
-      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", dest)}')"
-    )
+    setProperty(src, stateJson("ENABLE-REDIRECT-IN-PROGRESS", dest))
     val r = sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT").head
     assert(r.getAs[String]("state") === "NORMAL")
     assert(info(src).protocol.minWriterVersion === 2 &&
@@ -180,7 +195,8 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "WRITER ONLY: delta-spark can open the source, but a query that bypasses routing is refused, not served stale rows"
+    "WRITER ONLY: delta-spark can open the source, " +
+      "but a query that bypasses routing is refused, not served stale rows"
   ) {
     val src = table("src-writer-only", 0 until 3)
     val dest = newTableDir("dest-writer-only")
@@ -207,7 +223,8 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     val dest = newTableDir("dest-rules")
     val appName = spark.conf.get("spark.app.name")
     val r = sql(
-      s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest' NO REDIRECT RULES ('$appName' ALLOW (VACUUM), 'etl' ALLOW ())"
+      s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest' " +
+        s"NO REDIRECT RULES ('$appName' ALLOW (VACUUM), 'etl' ALLOW ())"
     ).head
     assert(r.getAs[Seq[String]]("noRedirectRules") ===
       Seq(s"$appName: VACUUM", "etl: (reads only)"))
@@ -218,7 +235,8 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")
     val writerOnlyDest = newTableDir("dest-rules-writer-only")
     sql(
-      s"ALTER TABLE delta.`$src` SET REDIRECT WRITER ONLY TO '$writerOnlyDest' NO REDIRECT RULES ('$appName' ALLOW ())"
+      s"ALTER TABLE delta.`$src` SET REDIRECT WRITER ONLY TO '$writerOnlyDest' " +
+        s"NO REDIRECT RULES ('$appName' ALLOW ())"
     )
     sql(s"INSERT INTO delta.`$writerOnlyDest` VALUES (5)")
     assert(idsOf(s"delta.`$src`") === (0 until 4), "this application reads the source")
@@ -226,7 +244,8 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "refusals: non-empty destination, location outside the allowed prefixes, no redirect to unset, bad transitions and values"
+    "refusals: non-empty destination, location outside the allowed prefixes, " +
+      "no redirect to unset, bad transitions and values"
   ) {
     val src = table("src-refusals", 0 until 2)
     val other = table("other-table", 0 until 1)
@@ -243,21 +262,16 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(failure(sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")).getCondition ===
       "DELTA_LIFECYCLE_REDIRECT_STATE")
     val dest = newTableDir("dest-refusals")
-    val toReady = failure(sql(
-      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("READY", dest)}')"
-    ))
+    val toReady = failure(setProperty(src, stateJson("READY", dest)))
     assert(toReady.getCondition === "DELTA_LIFECYCLE_REDIRECT_INVALID_TRANSITION")
-    val malformed = failure(sql(
-      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '{not json')"
-    ))
+    val malformed = failure(setProperty(src, "{not json"))
     assert(malformed.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT")
-    val unknownState = failure(sql(
-      s"ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("MOVING", dest)}')"
-    ))
+    val unknownState = failure(setProperty(src, stateJson("MOVING", dest)))
     assert(unknownState.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT" &&
       unknownState.getMessage.contains("MOVING"))
-    val unknownType = failure(sql(
-      s"""ALTER TABLE delta.`$src` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '{"Type":"Tape","State":"ENABLE-REDIRECT-IN-PROGRESS"}')"""
+    val unknownType = failure(setProperty(
+      src,
+      """{"Type":"Tape","State":"ENABLE-REDIRECT-IN-PROGRESS"}"""
     ))
     assert(unknownType.getMessage.contains("unknown Type 'Tape'"))
     assert(info(src).config.isEmpty, "nothing was committed")
@@ -265,18 +279,15 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "cycles and chains are refused when set and when resolved; the allowed prefixes apply at resolution too"
+    "cycles and chains are refused when set and when resolved; " +
+      "the allowed prefixes apply at resolution too"
   ) {
     val a = table("cycle-a", 0 until 2)
     val b = newTableDir("cycle-b")
     sql(s"ALTER TABLE delta.`$a` SET REDIRECT TO '$b'")
     // B -> A by hand: the READY step checks the destination and finds A redirected to B.
-    sql(
-      s"ALTER TABLE delta.`$b` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("ENABLE-REDIRECT-IN-PROGRESS", a)}')"
-    )
-    val cycle = failure(sql(
-      s"ALTER TABLE delta.`$b` SET TBLPROPERTIES ('delta.redirectReaderWriter' = '${stateJson("READY", a)}')"
-    ))
+    setProperty(b, stateJson("ENABLE-REDIRECT-IN-PROGRESS", a))
+    val cycle = failure(setProperty(b, stateJson("READY", a)))
     assert(cycle.getCondition === "DELTA_LIFECYCLE_REDIRECT_CHAIN" &&
       cycle.getMessage.contains("cycle"))
     // Forced past validation (another client), the cycle is still refused when a query resolves A.
@@ -309,7 +320,8 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "writers that raced a state change are aborted by delta-spark's conflict check, on the source and the destination"
+    "writers that raced a state change are aborted by delta-spark's conflict check, " +
+      "on the source and the destination"
   ) {
     val src = table("src-race", 0 until 3)
     val dest = newTableDir("dest-race")
@@ -347,15 +359,18 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   test("delta-spark's preview spelling is read") {
     val c = RedirectConfig.parse(
       RedirectMode.ReaderWriter,
-      """{"type":"PathBasedRedirect","state":"REDIRECT-READY","spec":"{\"sourcePath\":\"/a\",\"destPath\":\"/b\"}",
-        |"noRedirectRules":[{"appName":"maintenance","allowedOperations":["VACUUM"]}]}""".stripMargin,
+      """{"type":"PathBasedRedirect","state":"REDIRECT-READY",
+        |"spec":"{\"sourcePath\":\"/a\",\"destPath\":\"/b\"}",
+        |"noRedirectRules":[{"appName":"maintenance","allowedOperations":["VACUUM"]}]}"""
+        .stripMargin,
       "test"
     )
     assert(c.state === RedirectState.Ready && c.spec === RedirectSpec.Location("/b"))
     assert(c.noRedirectRules === Seq(NoRedirectRule("maintenance", Seq("VACUUM"))))
     val rfc = RedirectConfig.parse(
       RedirectMode.WriterOnly,
-      """{"Type":"Object Store","State":"READY","Spec":"{\"Location\":\"s3://bucket/t\"}","NoRedirectRules":[{"AppName":"x","AllowWrite":["DELETE"]}]}""",
+      """{"Type":"Object Store","State":"READY","Spec":"{\"Location\":\"s3://bucket/t\"}",
+        |"NoRedirectRules":[{"AppName":"x","AllowWrite":["DELETE"]}]}""".stripMargin,
       "test"
     )
     assert(rfc.spec === RedirectSpec.Location("s3://bucket/t") &&

@@ -1,4 +1,4 @@
-package io.github.deltalifecycle.sql.resolution
+package io.github.deltalifecycle.core
 
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.QuotingUtils

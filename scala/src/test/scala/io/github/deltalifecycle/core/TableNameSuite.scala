@@ -1,4 +1,4 @@
-package io.github.deltalifecycle.sql.resolution
+package io.github.deltalifecycle.core
 
 import org.scalatest.funsuite.AnyFunSuite
 
