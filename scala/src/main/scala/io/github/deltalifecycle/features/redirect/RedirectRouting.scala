@@ -60,15 +60,18 @@ object RedirectRouting {
             throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe)
         }
       case Some(c) =>
-        val rule = c.ruleFor(ctx.appName)
-        val keepOnSource = (rule, access) match {
+        // The Table Redirection RFC: NoRedirectRules keep an application on the source, but
+        // the IN-PROGRESS states block every write, a rule's included.
+        val keepOnSource = (c.ruleFor(ctx.appName), access) match {
           case (Some(_), Access.Read) => true
-          case (Some(r), Access.Write(ops)) => ops.nonEmpty && ops.forall(r.allows)
+          case (Some(r), Access.Write(ops)) =>
+            c.state == RedirectState.Ready && ops.nonEmpty && ops.forall(r.allows)
           case _ => false
         }
-        if (keepOnSource) return sourceRoute(ctx, info, c)
+        if (keepOnSource) return sourceRoute(info, c, s"NoRedirectRules keep ${ctx.appName} on it")
         (c.state, access) match {
-          case (RedirectState.EnableInProgress, Access.Read) => sourceRoute(ctx, info, c)
+          case (RedirectState.EnableInProgress, Access.Read) =>
+            sourceRoute(info, c, "its redirect is being enabled, so it is read in place")
           case (RedirectState.Ready, _) | (RedirectState.DropInProgress, Access.Read) =>
             destination(ctx, info, c)
           case (state, Access.Write(ops)) =>
@@ -77,16 +80,15 @@ object RedirectRouting {
     }
 
   /**
-   * The source itself. While a redirect is enabled it carries only the writer-only feature, so
-   * delta-spark reads it; a READY reader-writer source cannot be read by delta-spark at all, so a
-   * NoRedirectRules application is told so rather than sent into its error.
+   * The source itself, for the reason given. A writer-only source is what delta-spark reads; a
+   * source whose protocol names redirectReaderWriter it cannot read or write at all, so the access
+   * is told so rather than sent into delta-spark's error.
    */
-  private def sourceRoute(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route =
+  private def sourceRoute(info: RedirectInfo, c: RedirectConfig, why: String): Route =
     if (!c.mode.readerWriter) Route.Direct
     else throw LifecycleErrors.redirectState(
       info.path.toString,
-      s"NoRedirectRules keep ${ctx.appName} on the source, " +
-        "but the source's protocol names redirectReaderWriter, " +
+      s"$why, but the source's protocol names redirectReaderWriter, " +
         "which delta-spark cannot read or write. " +
         "Redirect with WRITER ONLY when applications must keep using the source."
     )
@@ -124,10 +126,12 @@ object RedirectRouting {
   }
 
   def checkAllowed(ctx: RoutingContext, location: String): Unit = {
-    if (
-      ctx.allowedPrefixes.nonEmpty &&
-      !ctx.allowedPrefixes.exists(p => normalize(ctx, location).startsWith(normalize(ctx, p)))
-    ) {
+    // Compared by path component: the prefix /data/team allows /data/team/t, not /data/team-2.
+    def within(prefix: String): Boolean = {
+      val (l, p) = (qualified(ctx, location), qualified(ctx, prefix))
+      l == p || l.startsWith(p + "/")
+    }
+    if (ctx.allowedPrefixes.nonEmpty && !ctx.allowedPrefixes.exists(within)) {
       throw LifecycleErrors.redirectLocationNotAllowed(location, ctx.allowedPrefixes)
     }
   }
