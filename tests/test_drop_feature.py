@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 
 import pytest
 from deltalake.exceptions import DeltaProtocolError
-from pyspark.sql import SparkSession
+from pyspark.sql import Row, SparkSession
 
 from conftest import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version, run_stock_script
 from delta_lifecycle import DropFeatureResult, LifecycleTable
@@ -179,6 +179,28 @@ def test_clean_log_inside_the_protected_range_keeps_the_barrier(cleaned: Cleaned
     for version, rows in stock["cleaned"].items():
         if int(version) >= boundary:
             assert rows == dropped.latest, version
+
+
+def test_from_row_refuses_an_unknown_mode_or_status(dv: Dropped) -> None:
+    row = Row(
+        feature="deletionVectors",
+        mode=dv.result.mode,
+        status=dv.result.status,
+        filesRewritten=0,
+        bytesRewritten=0,
+        commitVersions=[],
+        checkpointVersions=[],
+        protectedBefore=None,
+        readableWithoutFeatureFrom=None,
+        historyTruncatedBefore=None,
+        steps=[],
+    )
+    assert DropFeatureResult.from_row(row).mode == "fast"
+    fields = row.asDict()
+    with pytest.raises(ValueError, match="mode 'slow'.*'truncate-history'"):
+        DropFeatureResult.from_row(Row(**{**fields, "mode": "slow"}))
+    with pytest.raises(ValueError, match="status 'done'.*'dropped'"):
+        DropFeatureResult.from_row(Row(**{**fields, "status": "done"}))
 
 
 def test_type_widening_plan_and_result(widened: Dropped) -> None:

@@ -4,10 +4,19 @@ import java.util.Locale
 
 import io.github.deltalifecycle.core.{LifecycleErrors, LogSnapshot}
 import org.apache.spark.sql.delta.{
+  CheckConstraintsTableFeature,
   CheckpointProtectionTableFeature,
+  ColumnMappingTableFeature,
+  CoordinatedCommitsTableFeature,
+  DeletionVectorsTableFeature,
   DeltaConfigs,
+  InCommitTimestampTableFeature,
   RemovableFeature,
-  TableFeature
+  TableFeature,
+  TypeWideningPreviewTableFeature,
+  TypeWideningTableFeature,
+  V2CheckpointTableFeature,
+  VacuumProtocolCheckTableFeature
 }
 import org.apache.spark.sql.delta.actions.{AddFile, Protocol}
 import org.apache.spark.sql.delta.constraints.Constraints
@@ -30,24 +39,23 @@ object DroppableFeatures {
   type Droppable = TableFeature with RemovableFeature
 
   /** In the order the docs list them. */
-  val Names: Seq[String] = Seq(
-    "deletionVectors",
-    "typeWidening",
-    "typeWidening-preview",
-    "v2Checkpoint",
-    "coordinatedCommits-preview",
-    "checkpointProtection",
-    "columnMapping",
-    "checkConstraints",
-    "inCommitTimestamp",
-    "vacuumProtocolCheck"
+  val Features: Seq[Droppable] = Seq(
+    DeletionVectorsTableFeature,
+    TypeWideningTableFeature,
+    TypeWideningPreviewTableFeature,
+    V2CheckpointTableFeature,
+    CoordinatedCommitsTableFeature,
+    CheckpointProtectionTableFeature,
+    ColumnMappingTableFeature,
+    CheckConstraintsTableFeature,
+    InCommitTimestampTableFeature,
+    VacuumProtocolCheckTableFeature
   )
 
-  private val byLowerName: Map[String, Droppable] = Names.flatMap { name =>
-    TableFeature.featureNameToFeature(name).collect { case f: RemovableFeature =>
-      name.toLowerCase(Locale.ROOT) -> f
-    }
-  }.toMap
+  val Names: Seq[String] = Features.map(_.name)
+
+  private val byLowerName: Map[String, Droppable] =
+    Features.map(f => f.name.toLowerCase(Locale.ROOT) -> f).toMap
 
   /** The feature named `name` (any case), or a typed error listing the droppable ones. */
   def lookup(name: String): Droppable = {

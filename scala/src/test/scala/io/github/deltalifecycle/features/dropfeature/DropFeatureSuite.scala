@@ -3,9 +3,8 @@ package io.github.deltalifecycle.features.dropfeature
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.LogTestFiles._
 import io.github.deltalifecycle.core.{DeltaLifecycleException, LogSnapshot, TableLog}
-import io.github.deltalifecycle.features.cleanup.LogCleanup
 import org.apache.spark.sql.Row
-import org.apache.spark.sql.delta.DeltaLog
+import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, DeltaLog}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -14,6 +13,8 @@ import org.scalatest.funsuite.AnyFunSuite
  * writer features, re-runs and every refusal.
  */
 class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
+
+  private val ProtectionKey = DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION.key
 
   private def sql(text: String): Seq[Row] = spark.sql(text).collect().toSeq
   private def drop(path: String, clause: String): Row =
@@ -80,8 +81,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     val boundary = done.getAs[Long]("protectedBefore")
     assert(after.version === boundary && longs(done, "commitVersions").last === boundary)
     assert(!features(after).contains("deletionVectors"))
-    assert(features(after).contains("checkpointProtection"))
-    assert(after.configuration(LogCleanup.ProtectionProperty) === boundary.toString)
+    assert(features(after).contains(CheckpointProtectionTableFeature.name))
+    assert(after.configuration(ProtectionKey) === boundary.toString)
     assert(after.activeFiles.forall(_.deletionVector == null))
     // Three barrier checkpoints right before the boundary, one at it.
     assert(longs(done, "checkpointVersions") ===
@@ -280,7 +281,7 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(!features(after).exists(Set(
       "checkConstraints",
       "inCommitTimestamp",
-      "checkpointProtection"
+      CheckpointProtectionTableFeature.name
     )))
     assert(!after.configuration.contains("delta.enableInCommitTimestamps") ||
       after.configuration("delta.enableInCommitTimestamps") == "false")
@@ -321,7 +322,7 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(done.getAs[String]("status") === "dropped")
     val after = snapshot(path)
     assert(!features(after).contains("deletionVectors") &&
-      !features(after).contains("checkpointProtection"))
+      !features(after).contains(CheckpointProtectionTableFeature.name))
     assert(done.getAs[Long]("historyTruncatedBefore") > 0)
     assert(!logNames(path).contains(name(0, "json")))
     assert(rows(path) === expectedRows)
@@ -353,8 +354,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
       !n.matches("""\d{20}\..*""") || n.take(20).toLong >= boundary
     ))
     val after = snapshot(path)
-    assert(!features(after).contains("checkpointProtection"))
-    assert(!after.configuration.contains(LogCleanup.ProtectionProperty))
+    assert(!features(after).contains(CheckpointProtectionTableFeature.name))
+    assert(!after.configuration.contains(ProtectionKey))
     assert(rows(path) === expectedRows)
   }
 
