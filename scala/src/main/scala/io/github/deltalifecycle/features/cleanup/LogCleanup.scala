@@ -100,8 +100,9 @@ object LogCleanup extends Logging {
             unsupportedBefore(log, listing, cut) match {
               case Some((version, features)) =>
                 val reason =
-                  s"checkpoint protection: version $version uses ${features.toSeq.sorted.mkString(", ")}, " +
-                    s"which this client does not support, so the cleanup must remove every version before " +
+                  s"checkpoint protection: version $version uses " +
+                    s"${features.toSeq.sorted.mkString(", ")}, which this client does not " +
+                    "support, so the cleanup must remove every version before " +
                     s"$boundary in one pass; the retention keeps version $cut"
                 _ => Some(reason)
               case None =>

@@ -124,10 +124,7 @@ final class DropFeature(
       if (barrier) s"commit the protocol without ${feature.name}, with ${ProtectionFeature.name} " +
         s"and $ProtectionKey = $downgradeVersion"
       else s"commit the protocol without ${feature.name}"
-    DropPlan(
-      feature,
-      DropMode.Fast,
-      snapshot.version,
+    val steps =
       Seq(prepare(feature, snapshot, preparation, crashPoint = "dropFeature.afterPreparation")) ++
         Option.when(barrier)(writeBarrier) ++
         Seq(downgrade(
@@ -137,7 +134,12 @@ final class DropFeature(
           report = downgradeReport,
           crashPoint = Some("dropFeature.afterDowngrade")
         )) ++
-        Option.when(barrier)(checkpointDowngraded),
+        Option.when(barrier)(checkpointDowngraded)
+    DropPlan(
+      feature,
+      DropMode.Fast,
+      snapshot.version,
+      steps,
       downgradeVersion = Some(downgradeVersion),
       protectedBefore =
         if (barrier) Some(downgradeVersion) else LogCleanup.protectedBefore(snapshot),

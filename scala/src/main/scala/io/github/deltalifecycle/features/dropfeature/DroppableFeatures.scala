@@ -138,7 +138,8 @@ object DroppableFeatures {
           // delta-spark commits this step whenever it is on, even with no tombstone to add.
           Option.when(SQLConf.get.getConf(DeltaSQLConf.FAST_DROP_FEATURE_GENERATE_DV_TOMBSTONES))(
             DropStep(
-              "record deletion-vector files as tombstones, so clients without the feature do not vacuum them",
+              "record deletion-vector files as tombstones, " +
+                "so clients without the feature do not vacuum them",
               1
             )
           )
@@ -160,7 +161,8 @@ object DroppableFeatures {
         val mode = conf.getOrElse(DeltaConfigs.COLUMN_MAPPING_MODE.key, "none")
         if (mode.equalsIgnoreCase("none")) Nil
         else Seq(DropStep(
-          s"rewrite the table with logical column names and unset ${DeltaConfigs.COLUMN_MAPPING_MODE.key}",
+          "rewrite the table with logical column names and unset " +
+            DeltaConfigs.COLUMN_MAPPING_MODE.key,
           1,
           snapshot.activeFiles.size.toLong,
           snapshot.sizeInBytes
@@ -172,7 +174,8 @@ object DroppableFeatures {
         ).filter(conf.contains)
         Option.when(isTrue(DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key) || provenance.nonEmpty)(
           DropStep(
-            s"disable ${DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key} and remove its provenance properties",
+            s"disable ${DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key} " +
+              "and remove its provenance properties",
             1
           )
         ).toSeq

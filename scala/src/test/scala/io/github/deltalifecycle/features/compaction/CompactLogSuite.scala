@@ -183,7 +183,8 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val path = newTableDir("ict")
     spark.sql(
       s"CREATE TABLE delta.`$path` (id BIGINT) USING delta " +
-        "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true', 'delta.checkpointInterval' = '100')"
+        "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true', " +
+        "'delta.checkpointInterval' = '100')"
     )
     (1 to 4).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
     DeltaLog.clearCache()
