@@ -536,7 +536,11 @@ def test_new_conditions_are_typed(cls: Type[DeltaLifecycleError], condition: str
 
 @pytest.mark.parametrize(
     "name",
-    ["delta-rs/checkpoints", "delta-rs/cdf-table-with-cdc-and-dvs", "delta-rs/delta-0.8.0-partitioned"],
+    [
+        "delta-rs/checkpoints",
+        "delta-rs/cdf-table-with-cdc-and-dvs",
+        "delta-rs/delta-0.8.0-partitioned",
+    ],
 )
 def test_tables_written_by_other_clients(spark: SparkSession, tmp_path: Path, name: str) -> None:
     """Shared test tables (written by delta-rs and older delta-spark; some lack their data
