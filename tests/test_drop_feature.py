@@ -15,9 +15,16 @@ from typing import Any, Dict, List
 
 import pytest
 from deltalake.exceptions import DeltaProtocolError
-from pyspark.sql import SparkSession
+from pyspark.sql import Row, SparkSession
 
-from conftest import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version, run_stock_script
+from conftest import (
+    age_log,
+    deletion_vector_table,
+    delta_rs_ids,
+    ids,
+    latest_version,
+    run_stock_script,
+)
 from delta_lifecycle import DropFeatureResult, LifecycleTable
 from delta_lifecycle.errors import (
     DropFeatureWaitError,
@@ -89,7 +96,9 @@ def cleaned(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Cl
 
 
 @pytest.fixture(scope="module")
-def stock(dv: Dropped, widened: Dropped, cleaned: Cleaned, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+def stock(
+    dv: Dropped, widened: Dropped, cleaned: Cleaned, tmp_path_factory: pytest.TempPathFactory
+) -> Dict[str, Any]:
     """Every version of every dropped table as stock delta-spark (no extension) reads it."""
     tables = {"dv": dv, "widened": widened, "cleaned": cleaned.dropped}
     body = """
@@ -100,7 +109,8 @@ def stock(dv: Dropped, widened: Dropped, cleaned: Cleaned, tmp_path_factory: pyt
             out[name] = {}
             for v in versions:
                 try:
-                    rows = spark.read.format("delta").option("versionAsOf", v).load(path).select("id").collect()
+                    reader = spark.read.format("delta").option("versionAsOf", v)
+                    rows = reader.load(path).select("id").collect()
                     out[name][str(v)] = sorted(int(r[0]) for r in rows)
                 except Exception as e:
                     out[name][str(v)] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
@@ -109,7 +119,10 @@ def stock(dv: Dropped, widened: Dropped, cleaned: Cleaned, tmp_path_factory: pyt
     import json
 
     spec = {
-        name: (str(d.path), list(range(d.result.commit_versions[0] - 1, latest_version(d.path) + 1)))
+        name: (
+            str(d.path),
+            list(range(d.result.commit_versions[0] - 1, latest_version(d.path) + 1)),
+        )
         for name, d in tables.items()
     }
     return run_stock_script(body, [json.dumps(spec)], tmp_path_factory.mktemp("stock"))
@@ -166,7 +179,9 @@ def test_delta_rs_reads_the_deletion_vector_table(dv: Dropped) -> None:
             assert "deletionVectors" in str(e)
 
 
-def test_clean_log_inside_the_protected_range_keeps_the_barrier(cleaned: Cleaned, stock: Dict[str, Any]) -> None:
+def test_clean_log_inside_the_protected_range_keeps_the_barrier(
+    cleaned: Cleaned, stock: Dict[str, Any]
+) -> None:
     dropped = cleaned.dropped
     boundary = dropped.result.protected_before
     assert boundary is not None
@@ -179,6 +194,28 @@ def test_clean_log_inside_the_protected_range_keeps_the_barrier(cleaned: Cleaned
     for version, rows in stock["cleaned"].items():
         if int(version) >= boundary:
             assert rows == dropped.latest, version
+
+
+def test_from_row_refuses_an_unknown_mode_or_status(dv: Dropped) -> None:
+    row = Row(
+        feature="deletionVectors",
+        mode=dv.result.mode,
+        status=dv.result.status,
+        filesRewritten=0,
+        bytesRewritten=0,
+        commitVersions=[],
+        checkpointVersions=[],
+        protectedBefore=None,
+        readableWithoutFeatureFrom=None,
+        historyTruncatedBefore=None,
+        steps=[],
+    )
+    assert DropFeatureResult.from_row(row).mode == "fast"
+    fields = row.asDict()
+    with pytest.raises(ValueError, match="mode 'slow'.*'truncate-history'"):
+        DropFeatureResult.from_row(Row(**{**fields, "mode": "slow"}))
+    with pytest.raises(ValueError, match="status 'done'.*'dropped'"):
+        DropFeatureResult.from_row(Row(**{**fields, "status": "done"}))
 
 
 def test_type_widening_plan_and_result(widened: Dropped) -> None:
@@ -201,7 +238,9 @@ def test_refusals_are_typed(spark: SparkSession, dv: Dropped) -> None:
         table.drop_feature("  ")
 
 
-def test_truncate_history_first_run_says_when_to_come_back(spark: SparkSession, tmp_path: Path) -> None:
+def test_truncate_history_first_run_says_when_to_come_back(
+    spark: SparkSession, tmp_path: Path
+) -> None:
     path = tmp_path / "table"
     deletion_vector_table(spark, path)
     table = LifecycleTable.for_path(spark, str(path))

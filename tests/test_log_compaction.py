@@ -111,12 +111,14 @@ class Compacted:
     repeated: CompactionResult
     same_range: CompactionResult
     same_range_sql: Tuple[Row, ...]
+    covered: CompactionResult
 
 
 @pytest.fixture(scope="module")
 def compacted(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Compacted:
     """Eight inserts and a delete (versions 0 to 9, no checkpoint), then ``compact_log()``,
-    ``compact_log()`` again, and the range just written once more, by wrapper and by SQL."""
+    ``compact_log()`` again, the range just written once more, by wrapper and by SQL, and
+    a range inside it."""
     path = tmp_path_factory.mktemp("compacted") / "t"
     make_table(spark, path, f"{RARE_CHECKPOINTS}, {NO_POLICY}", inserts=8)
     spark.sql(f"DELETE FROM {quote_path(str(path))} WHERE id IN (3, 105)")
@@ -130,7 +132,8 @@ def compacted(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> 
         f"ALTER TABLE {table.identifier} COMPACT LOG "
         f"FROM VERSION {pending.start_version} TO VERSION {pending.end_version}"
     ).collect()
-    return Compacted(path, 9, rows, pending, repeated, same_range, tuple(sql))
+    covered = table.compact_log(2, pending.end_version)
+    return Compacted(path, 9, rows, pending, repeated, same_range, tuple(sql), covered)
 
 
 @dataclass(frozen=True)
@@ -334,6 +337,22 @@ def test_compact_log_again(compacted: Compacted) -> None:
     assert len(compactions(compacted.path)) == 1
 
 
+def test_compact_log_of_a_covered_range_writes_nothing(compacted: Compacted) -> None:
+    """2..9 when 0..9 is already compacted: the wider file stands in for it."""
+    covered = compacted.covered
+    assert covered.status == "covered" and not covered.written
+    assert (covered.start_version, covered.end_version, covered.commits) == (2, 9, 8)
+    assert covered.file == compacted.pending.file
+    assert (covered.actions, covered.bytes_written) == (0, 0)
+    assert compactions(compacted.path) == [f"{0:020d}.{compacted.latest:020d}.compacted.json"]
+
+
+def test_from_row_refuses_an_unknown_status(compacted: Compacted) -> None:
+    fields = compacted.same_range_sql[0].asDict()
+    with pytest.raises(ValueError, match="status 'merged'.*'covered'"):
+        CompactionResult.from_row(Row(**{**fields, "status": "merged"}))
+
+
 def test_policy_compacts_after_commits(policy: PolicyTable) -> None:
     assert policy.compactions, f"no compaction within {POLICY_TIMEOUT_SECONDS} s"
     ranges = sorted(compaction_range(n) for n in policy.compactions)
@@ -449,10 +468,13 @@ def test_conflicts(small: Path, spark: SparkSession) -> None:
     assert delta_rs_rows(small) == rows
 
     assert table.compact_log(3, 5).written
-    for start, end in ((2, 4), (4, 5)):  # partly over 3..5, inside 3..5
+    for start, end in ((2, 4), (1, 3)):  # partly over 3..5
         with pytest.raises(CompactionConflictError) as overlap:
             table.compact_log(start, end)
         assert "overlap" in overlap.value.message
+    inside = table.compact_log(4, 5)
+    assert inside.status == "covered" and inside.file is not None
+    assert inside.file.endswith(f"{3:020d}.{5:020d}.compacted.json")
     assert compactions(small) == [planted.name, f"{3:020d}.{5:020d}.compacted.json"]
     assert our_rows(spark, small) == rows
 
@@ -514,7 +536,11 @@ def test_new_conditions_are_typed(cls: Type[DeltaLifecycleError], condition: str
 
 @pytest.mark.parametrize(
     "name",
-    ["delta-rs/checkpoints", "delta-rs/cdf-table-with-cdc-and-dvs", "delta-rs/delta-0.8.0-partitioned"],
+    [
+        "delta-rs/checkpoints",
+        "delta-rs/cdf-table-with-cdc-and-dvs",
+        "delta-rs/delta-0.8.0-partitioned",
+    ],
 )
 def test_tables_written_by_other_clients(spark: SparkSession, tmp_path: Path, name: str) -> None:
     """Shared test tables (written by delta-rs and older delta-spark; some lack their data

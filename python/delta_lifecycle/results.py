@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Dict, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, Literal, Optional, Tuple, cast, get_args
 
 from pyspark.sql import Row
 
@@ -19,12 +19,26 @@ __all__ = [
     "CleanedLogFile",
     "CleanupResult",
     "CompactionResult",
+    "CompactionStatus",
     "DROP_FEATURE_COLUMNS",
     "DropFeatureResult",
+    "DropMode",
+    "DropStatus",
     "ProtocolVersion",
     "REDIRECT_COLUMNS",
+    "RedirectMode",
     "RedirectStatus",
 ]
+
+#: ``COMPACT LOG``'s ``status``: it wrote the file; a compaction of exactly the range was
+#: already there; a wider compaction already covers the range; or nothing to compact.
+CompactionStatus = Literal["written", "exists", "covered", "nothing-to-compact"]
+#: ``DROP FEATURE``'s ``mode``: under checkpoint protection, or by truncating history.
+DropMode = Literal["fast", "truncate-history"]
+#: ``DROP FEATURE``'s ``status``: a ``DRY RUN`` plan, or the drop done.
+DropStatus = Literal["planned", "dropped"]
+#: The redirect statements' ``mode``, as SQL spells the two redirect features.
+RedirectMode = Literal["READER WRITER", "WRITER ONLY"]
 
 #: The columns of ``DESCRIBE PROTOCOL HISTORY``, in order.
 PROTOCOL_HISTORY_COLUMNS: Tuple[str, ...] = (
@@ -105,6 +119,19 @@ def _fields(row: Row, columns: Tuple[str, ...], statement: str) -> Dict[str, Any
             f"Columns: {sorted(fields)}"
         )
     return fields
+
+
+def _one_of(value: Any, allowed: Any, column: str, statement: str) -> str:
+    """``value`` as a string, checked against the values of the ``Literal`` type ``allowed``."""
+    names: Tuple[str, ...] = get_args(allowed)
+    text = str(value)
+    if text not in names:
+        raise ValueError(
+            f"{statement} returned {column} {text!r}, which is not one of "
+            f"{', '.join(repr(n) for n in names)}; the delta-lifecycle jar on the cluster "
+            "does not match this Python package."
+        )
+    return text
 
 
 def _optional_int(value: Any) -> Optional[int]:
@@ -211,10 +238,13 @@ class CompactionResult:
         The range of commits compacted (or considered, when nothing was written).
     status:
         ``"written"``: this call wrote the file; ``"exists"``: a complete compaction of
-        exactly this range was already there (another compactor won); ``"nothing-to-compact"``:
-        fewer than two commits to compact, or commits that change no table state.
+        exactly this range was already there (another compactor won); ``"covered"``: a
+        complete compaction of a wider range already stands in for this one, and nothing
+        was written; ``"nothing-to-compact"``: fewer than two commits to compact, or commits
+        that change no table state.
     file:
-        The ``<x>.<y>.compacted.json`` file, or ``None`` when there is none.
+        The ``<x>.<y>.compacted.json`` file (for ``"covered"``, the wider one), or ``None``
+        when there is none.
     commits:
         Commits in the range.
     actions:
@@ -233,7 +263,7 @@ class CompactionResult:
 
     start_version: int
     end_version: int
-    status: str
+    status: CompactionStatus
     file: Optional[str]
     commits: int
     actions: int
@@ -249,18 +279,21 @@ class CompactionResult:
     def from_row(cls, row: Row) -> "CompactionResult":
         """Build a :class:`CompactionResult` from the row ``COMPACT LOG`` returns.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns, which
-        means the jar on the JVM does not match this Python package.
+        Raises ``ValueError`` when the row lacks one of the statement's columns or has a
+        ``status`` outside :data:`CompactionStatus`, which means the jar on the JVM does not
+        match this Python package.
 
         >>> rows = spark.sql("ALTER TABLE delta.`/data/events` COMPACT LOG").collect()
         >>> CompactionResult.from_row(rows[0]).status
         'written'
         """
-        fields = _fields(row, COMPACTION_COLUMNS, "ALTER TABLE … COMPACT LOG")
+        statement = "ALTER TABLE … COMPACT LOG"
+        fields = _fields(row, COMPACTION_COLUMNS, statement)
+        status = _one_of(fields["status"], CompactionStatus, "status", statement)
         return cls(
             start_version=int(fields["startVersion"]),
             end_version=int(fields["endVersion"]),
-            status=str(fields["status"]),
+            status=cast(CompactionStatus, status),
             file=_optional_str(fields["file"]),
             commits=int(fields["commits"]),
             actions=int(fields["actions"]),
@@ -418,8 +451,8 @@ class DropFeatureResult:
     """
 
     feature: str
-    mode: str
-    status: str
+    mode: DropMode
+    status: DropStatus
     files_rewritten: int
     bytes_rewritten: int
     commit_versions: Tuple[int, ...]
@@ -438,18 +471,22 @@ class DropFeatureResult:
     def from_row(cls, row: Row) -> "DropFeatureResult":
         """Build a :class:`DropFeatureResult` from the row ``DROP FEATURE`` returns.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns.
+        Raises ``ValueError`` when the row lacks one of the statement's columns, or has a
+        ``mode`` or ``status`` outside :data:`DropMode` or :data:`DropStatus`.
 
         >>> rows = spark.sql(
         ...     "ALTER TABLE delta.`/data/events` DROP FEATURE deletionVectors DRY RUN").collect()
         >>> DropFeatureResult.from_row(rows[0]).mode
         'fast'
         """
-        fields = _fields(row, DROP_FEATURE_COLUMNS, "ALTER TABLE … DROP FEATURE")
+        statement = "ALTER TABLE … DROP FEATURE"
+        fields = _fields(row, DROP_FEATURE_COLUMNS, statement)
+        mode = _one_of(fields["mode"], DropMode, "mode", statement)
+        status = _one_of(fields["status"], DropStatus, "status", statement)
         return cls(
             feature=str(fields["feature"]),
-            mode=str(fields["mode"]),
-            status=str(fields["status"]),
+            mode=cast(DropMode, mode),
+            status=cast(DropStatus, status),
             files_rewritten=int(fields["filesRewritten"]),
             bytes_rewritten=int(fields["bytesRewritten"]),
             commit_versions=tuple(int(v) for v in fields["commitVersions"]),
@@ -501,7 +538,7 @@ class RedirectStatus:
 
     table: str
     state: str
-    mode: Optional[str]
+    mode: Optional[RedirectMode]
     type: Optional[str]
     destination: Optional[str]
     destination_location: Optional[str]
@@ -521,17 +558,22 @@ class RedirectStatus:
     def from_row(cls, row: Row) -> "RedirectStatus":
         """Build a :class:`RedirectStatus` from the row a redirect statement returns.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns.
+        Raises ``ValueError`` when the row lacks one of the statement's columns, or has a
+        ``mode`` outside :data:`RedirectMode`.
 
         >>> row = spark.sql("DESCRIBE REDIRECT delta.`/data/events`").collect()[0]
         >>> RedirectStatus.from_row(row).state
         'READY'
         """
-        fields = _fields(row, REDIRECT_COLUMNS, "… REDIRECT")
+        statement = "… REDIRECT"
+        fields = _fields(row, REDIRECT_COLUMNS, statement)
+        mode = fields["mode"]
         return cls(
             table=str(fields["table"]),
             state=str(fields["state"]),
-            mode=_optional_str(fields["mode"]),
+            mode=None
+            if mode is None
+            else cast(RedirectMode, _one_of(mode, RedirectMode, "mode", statement)),
             type=_optional_str(fields["type"]),
             destination=_optional_str(fields["destination"]),
             destination_location=_optional_str(fields["destinationLocation"]),

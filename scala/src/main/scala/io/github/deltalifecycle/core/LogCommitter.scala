@@ -82,17 +82,24 @@ object LogCommitter {
     version
   }
 
-  /** How many concurrent commits in a row [[commitRebasing]] moves past before it gives up. */
-  val MaxRebases = 100
+  /**
+   * How many races for a version [[commitRebasing]] and [[commitReplanning]] lose before they give
+   * up. Each lost race costs one listing and the read of the commits that won, so at a few appends
+   * a second the limit is far beyond what a commit needs.
+   */
+  val MaxLostRaces = 100
+
+  /** A commit planned on `readVersion`: its actions for whichever version it lands at. */
+  final case class PlannedCommit(readVersion: Long, actionsAt: Long => Seq[Action])
 
   /**
    * [[commit]], moved past concurrent commits the way delta-spark's conflict checker lets a
    * metadata-only transaction through: when another writer takes the version, the commits that
    * landed since `readVersion` are read, and if `movesPast` accepts every one of them the actions
    * are rebuilt for the next free version (`actionsAt(version)`) and committed there. A commit it
-   * does not accept, or `MaxRebases` lost races, ends in `DELTA_LIFECYCLE_CONCURRENT_COMMIT`, with
-   * nothing written. Without this a table taking a few appends a second never lets a multi-commit
-   * operation finish.
+   * does not accept, or `MaxLostRaces` lost races, ends in `DELTA_LIFECYCLE_CONCURRENT_COMMIT`,
+   * with nothing written. Without this a table taking a few appends a second never lets a
+   * multi-commit operation finish.
    */
   def commitRebasing(
       log: TableLog,
@@ -101,24 +108,62 @@ object LogCommitter {
       operation: String,
       parameters: Map[String, Any],
       movesPast: Seq[Action] => Boolean = isBlindAppend
-  )(actionsAt: Long => Seq[Action]): Long = {
-    var base = readVersion
-    var rebases = 0
+  )(actionsAt: Long => Seq[Action]): Long =
+    commitRacing(
+      log,
+      store,
+      operation,
+      parameters,
+      movesPast,
+      PlannedCommit(readVersion, actionsAt)
+    )(
+      replan = None
+    )
+
+  /**
+   * [[commitRebasing]] for a commit that can be decided again: when a commit lands that `movesPast`
+   * does not accept, `plan` runs again on the new latest version (and may throw, if the commit no
+   * longer holds) instead of giving up. The same `MaxLostRaces` limit covers both kinds of retry.
+   */
+  def commitReplanning(
+      log: TableLog,
+      store: LogStore,
+      operation: String,
+      parameters: Map[String, Any],
+      movesPast: Seq[Action] => Boolean = isBlindAppend
+  )(plan: () => PlannedCommit): Long =
+    commitRacing(log, store, operation, parameters, movesPast, plan())(replan = Some(plan))
+
+  private def commitRacing(
+      log: TableLog,
+      store: LogStore,
+      operation: String,
+      parameters: Map[String, Any],
+      movesPast: Seq[Action] => Boolean,
+      first: PlannedCommit
+  )(replan: Option[() => PlannedCommit]): Long = {
+    var planned = first
+    var base = first.readVersion
+    var lostRaces = 0
     while (true) {
-      try return commit(log, store, base, actionsAt(base + 1), operation, parameters)
+      try return commit(log, store, base, planned.actionsAt(base + 1), operation, parameters)
       catch {
         case e: DeltaLifecycleException
-            if e.condition == ConcurrentCommitCondition && rebases < MaxRebases =>
+            if e.condition == ConcurrentCommitCondition && lostRaces < MaxLostRaces =>
+          lostRaces += 1
           val listing = log.listing()
           val landed = (base + 1 to listing.latestVersion).map { v =>
             listing.commit(v).map(c =>
               ActionReader.readJsonSelected(log.readFs, c.status, RebaseRelevantKeys)
-            )
-              .getOrElse(throw e)
+            ).getOrElse(throw e)
           }
-          if (!landed.forall(movesPast)) throw e
-          base = listing.latestVersion
-          rebases += 1
+          if (landed.forall(movesPast)) base = listing.latestVersion
+          else replan match {
+            case Some(plan) =>
+              planned = plan()
+              base = planned.readVersion
+            case None => throw e
+          }
       }
     }
     throw new IllegalStateException("unreachable")

@@ -2,6 +2,7 @@ package io.github.deltalifecycle.core
 
 import scala.util.control.NonFatal
 
+import org.apache.spark.sql.delta.DeltaConfigs
 import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protocol}
 
 /** The protocol in force at one version, with what the log holds for that version. */
@@ -16,7 +17,7 @@ final case class ProtocolVersionInfo(
 )
 
 object ProtocolHistory {
-  val ProtectionProperty = "delta.requireCheckpointProtectionBeforeVersion"
+  val ProtectionProperty: String = DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION.key
 
   private val historyActions = Set("protocol", "metaData", "commitInfo")
 

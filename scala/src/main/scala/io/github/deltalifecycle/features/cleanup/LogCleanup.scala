@@ -5,7 +5,7 @@ import java.io.FileNotFoundException
 import io.github.deltalifecycle.core._
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.delta.DeltaConfigs
+import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs}
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 
 /** One log file that cleanup deletes, or would delete but keeps, and why. */
@@ -35,24 +35,32 @@ final case class CleanupPlan(
 /**
  * Metadata cleanup (PROTOCOL.md, "Metadata Cleanup") that obeys the Checkpoint Protection RFC's
  * writer rules:
- *   - (a) checkpoints before `delta.requireCheckpointProtectionBeforeVersion` stay, unless the
- *     cleanup removes every version before it in one pass;
+ *   - (a) checkpoints before the protection boundary
+ *     (`DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION`) stay, unless the cleanup
+ *     removes every version before it in one pass;
  *   - (c) versions whose protocol this client does not support are cleaned up only in such a single
  *     pass up to the boundary;
  *   - (d) commits go before the checkpoints they lead to.
  * Rule (b) does not arise: cleanup writes no checkpoint.
  */
 object LogCleanup extends Logging {
-  val ProtectionFeature = "checkpointProtection"
-  val ProtectionProperty: String = ProtocolHistory.ProtectionProperty
 
   /** The table's `delta.logRetentionDuration` (delta-spark's default: 30 days). */
   def tableRetentionMillis(metadata: Metadata): Long =
     DeltaConfigs.getMilliSeconds(DeltaConfigs.LOG_RETENTION.fromMetaData(metadata))
 
+  /**
+   * The checkpoint protection boundary, when the protocol has the feature and the property holds a
+   * positive version (anything else protects nothing).
+   */
   def protectedBefore(protocol: Protocol, metadata: Metadata): Option[Long] =
-    if (!protocol.writerFeatureNames.contains(ProtectionFeature)) None
-    else metadata.configuration.get(ProtectionProperty).flatMap(_.toLongOption).filter(_ > 0)
+    if (!protocol.isFeatureSupported(CheckpointProtectionTableFeature)) None
+    else metadata.configuration.get(
+      DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION.key
+    ).flatMap(_.toLongOption).filter(_ > 0)
+
+  def protectedBefore(snapshot: LogSnapshot): Option[Long] =
+    protectedBefore(snapshot.protocol, snapshot.metadata)
 
   /**
    * Plans the cleanup of everything older than `retentionMillis` before `nowMillis` (or the table's
@@ -92,8 +100,9 @@ object LogCleanup extends Logging {
             unsupportedBefore(log, listing, cut) match {
               case Some((version, features)) =>
                 val reason =
-                  s"checkpoint protection: version $version uses ${features.toSeq.sorted.mkString(", ")}, " +
-                    s"which this client does not support, so the cleanup must remove every version before " +
+                  s"checkpoint protection: version $version uses " +
+                    s"${features.toSeq.sorted.mkString(", ")}, which this client does not " +
+                    "support, so the cleanup must remove every version before " +
                     s"$boundary in one pass; the retention keeps version $cut"
                 _ => Some(reason)
               case None =>

@@ -36,6 +36,9 @@ object CompactionStatus {
   /** A readable compaction of exactly this range was already there (another compactor won). */
   case object AlreadyExists extends CompactionStatus("exists")
 
+  /** A readable compaction of a wider range already stands in for this one. */
+  case object Covered extends CompactionStatus("covered")
+
   /** Fewer than two commits to compact, or commits that change no table state. */
   case object NothingToCompact extends CompactionStatus("nothing-to-compact")
 }
@@ -70,9 +73,11 @@ object LogCompaction extends Logging {
   }
 
   /**
-   * Compacts commits `start` to `end` (both inclusive). Refuses ranges with missing commits, ranges
-   * that partly overlap an existing compaction, and ranges whose protocol this client does not
-   * fully support. `protocolAtEnd` saves a log read when the caller knows it.
+   * Compacts commits `start` to `end` (both inclusive), unless an existing compaction already
+   * covers them (status `exists` for exactly this range, `covered` for a wider one; nothing is
+   * written). Refuses ranges with missing commits, ranges that partly overlap an existing
+   * compaction, and ranges whose protocol this client does not fully support. `protocolAtEnd` saves
+   * a log read when the caller knows it.
    */
   def compact(
       log: TableLog,
@@ -83,11 +88,11 @@ object LogCompaction extends Logging {
       protocolAtEnd: Option[Protocol] = None
   ): CompactionOutcome = {
     validateRange(listing, start, end)
-    val target = new Path(log.logPath, LogFiles.compactionFileName(start, end))
-    listing.compactions.find(c => c.start == start && c.end == end) match {
-      case Some(existing) => return alreadyThere(log, target, start, end, existing.status.getLen)
-      case None =>
+    coveringCompaction(listing, start, end) match {
+      case Some(existing) => return alreadyThere(log, existing.status.getPath, start, end)
+      case None => refusePartialOverlap(listing, start, end)
     }
+    val target = new Path(log.logPath, LogFiles.compactionFileName(start, end))
     // Every protocol in force in the range must be supported: the one at `end`, and every
     // protocol action in the range (checked while reconciling) covers the one before it too.
     val endProtocol = protocolAtEnd.getOrElse(log.protocolAndMetadataAt(end, listing)._1)
@@ -118,7 +123,7 @@ object LogCompaction extends Logging {
     try store.write(target, lines.iterator, overwrite = false, log.hadoopConf)
     catch {
       case NonFatal(e) if LogCommitter.alreadyExists(e) =>
-        return alreadyThere(log, target, start, end, log.fs.getFileStatus(target).getLen)
+        return alreadyThere(log, target, start, end)
     }
     FaultInjection.step("compactLog.afterWrite")
     val written = log.fs.getFileStatus(target).getLen
@@ -163,46 +168,59 @@ object LogCompaction extends Logging {
           "choose a range of retained commits"
       )
     }
+  }
+
+  /** An existing compaction of exactly `start..end`, else the widest one containing it. */
+  private def coveringCompaction(
+      listing: LogListing,
+      start: Long,
+      end: Long
+  ): Option[CompactionFile] = {
+    val covering = listing.compactions.filter(c => c.start <= start && end <= c.end)
+    covering.find(c => c.start == start && c.end == end)
+      .orElse(covering.maxByOption(c => c.end - c.start))
+  }
+
+  // A compaction inside the range is fine (readers take the one reaching furthest); one that
+  // sticks out on one side only would leave readers two chains that disagree on where to go.
+  private def refusePartialOverlap(listing: LogListing, start: Long, end: Long): Unit =
     listing.compactions
-      .find(c =>
-        c.start <= end && start <= c.end && !(start <= c.start && c.end <= end) &&
-          !(c.start == start && c.end == end)
-      )
+      .find(c => c.start <= end && start <= c.end && !(start <= c.start && c.end <= end))
       .foreach { c =>
         throw LifecycleErrors.compactionConflict(
           c.name,
-          s"versions $start to $end partly overlap it; choose a range that contains it or stays clear of it"
+          s"versions $start to $end partly overlap it; " +
+            "choose a range that contains it or stays clear of it"
         )
       }
-  }
 
-  /** A compaction of the range exists: fine if it is complete, an error if it is damaged. */
-  private def alreadyThere(
-      log: TableLog,
-      target: Path,
-      start: Long,
-      end: Long,
-      length: Long
-  ): CompactionOutcome = {
+  /**
+   * The compaction `file` already covers `start..end`: fine if it is complete, an error if it is
+   * damaged.
+   */
+  private def alreadyThere(log: TableLog, file: Path, start: Long, end: Long): CompactionOutcome = {
+    val length = log.fs.getFileStatus(file).getLen
     val readable = length > 0 &&
-      scala.util.Try(ActionReader.readJson(log.readFs, log.fs.getFileStatus(target)))
+      scala.util.Try(ActionReader.readJson(log.readFs, log.fs.getFileStatus(file)))
         .toOption.exists(_.nonEmpty)
     if (!readable) {
       throw LifecycleErrors.compactionConflict(
-        target.getName,
-        s"a file of that name exists but is empty or unreadable ($length bytes). Readers ignore it and replay " +
-          "the commits instead, so it is safe to delete; delete it and run the compaction again"
+        file.getName,
+        s"a file of that name exists but is empty or unreadable ($length bytes). Readers ignore " +
+          "it and replay the commits instead, so it is safe to delete; delete it and run the " +
+          "compaction again"
       )
     }
+    val exact = file.getName == LogFiles.compactionFileName(start, end)
     CompactionOutcome(
       start,
       end,
-      Some(target),
+      Some(file),
       (end - start + 1).toInt,
       0,
       0,
       0,
-      CompactionStatus.AlreadyExists
+      if (exact) CompactionStatus.AlreadyExists else CompactionStatus.Covered
     )
   }
 

@@ -1,6 +1,7 @@
 package io.github.deltalifecycle.features.compaction
 
 import io.github.deltalifecycle.core.{LogListing, LogSegment}
+import org.apache.spark.sql.delta.DeltaConfigs
 
 /**
  * The knobs of the post-commit policy. Each is a table property, with a session configuration
@@ -18,7 +19,7 @@ final case class PolicySettings(
 object PolicySettings {
   val CompactionIntervalKey = "deltaLifecycle.logCompaction.interval"
   val LargeCommitBytesKey = "deltaLifecycle.logCompaction.largeCommitBytes"
-  val CheckpointIntervalKey = "delta.checkpointInterval"
+  val CheckpointIntervalKey: String = DeltaConfigs.CHECKPOINT_INTERVAL.key
 
   /** Session configuration only: turns the whole post-commit policy off. */
   val EnabledSessionKey = "spark.deltaLifecycle.logMaintenance.enabled"
@@ -77,7 +78,8 @@ object MaintenanceAction {
 }
 
 /**
- * Seed 004's "new rule", decided on a listing of the log after a commit:
+ * The "new rule" of the Log Compaction feature request, decided on a listing of the log after a
+ * commit:
  *   - a checkpoint every `delta.checkpointInterval` commits (delta-spark's own hook does it, so the
  *     policy leaves those versions alone);
  *   - a checkpoint as soon as a large commit lands: a commit file of at least `largeCommitBytes`

@@ -98,7 +98,8 @@ final class BarrierCheckpoints(
     } catch {
       case NonFatal(e) =>
         logWarning(
-          s"Copying checkpoint ${from.version} to version $version failed; delta-spark writes it instead",
+          s"Copying checkpoint ${from.version} to version $version failed; " +
+            "delta-spark writes it instead",
           e
         )
         try log.fs.delete(temp, false)

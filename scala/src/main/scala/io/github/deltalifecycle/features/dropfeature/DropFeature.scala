@@ -6,19 +6,38 @@ import io.github.deltalifecycle.features.dropfeature.DroppableFeatures.Droppable
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
-import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaOperations}
+import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, DeltaOperations}
 import org.apache.spark.sql.delta.actions.{AddFile, DropTableFeatureUtils, Metadata, RemoveFile}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.commands.DeltaRewriteTypeWideningOperation
 import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
+/** How a drop removes a feature; `name` is the value of the result's `mode` column. */
+sealed abstract class DropMode(val name: String)
+object DropMode {
+
+  /** Under checkpoint protection, in one run (the Checkpoint Protection RFC). */
+  case object Fast extends DropMode("fast")
+
+  /** By truncating the history that uses the feature ("Drop Delta table features"). */
+  case object TruncateHistory extends DropMode("truncate-history")
+}
+
+/** Whether a result is a drop done or one DRY RUN planned; `name` is the `status` column. */
+sealed abstract class DropStatus(val name: String)
+object DropStatus {
+  case object Planned extends DropStatus("planned")
+  case object Dropped extends DropStatus("dropped")
+}
+
 /**
  * What a drop did, or (status `planned`) would do. Versions are those the drop wrote or, for a
  * plan, will write if no other writer commits meanwhile.
  *
  * @param protectedBefore
- *   `delta.requireCheckpointProtectionBeforeVersion` afterwards
+ *   the checkpoint protection boundary
+ *   (`DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION`) afterwards
  * @param readableWithoutFeatureFrom
  *   the first version a client without the feature can read
  * @param historyTruncatedBefore
@@ -26,8 +45,8 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
  */
 final case class DropFeatureResult(
     feature: String,
-    mode: String,
-    status: String,
+    mode: DropMode,
+    status: DropStatus,
     steps: Seq[DropStep],
     filesRewritten: Long,
     bytesRewritten: Long,
@@ -41,13 +60,11 @@ final case class DropFeatureResult(
 /**
  * `ALTER TABLE t DROP FEATURE f [TRUNCATE HISTORY] [DRY RUN]`.
  *
- * The fast drop (seeds 000/001): prepare with delta-spark's pre-downgrade command for the feature
- * (disable it, rewrite what still uses it), write the barrier of protected checkpoints, commit the
- * protocol without the feature plus `checkpointProtection` and the boundary, and checkpoint the new
- * version. The history-truncating drop (seed 003): prepare, then wait out
- * `delta.dropFeatureTruncateHistory.retentionDuration`, truncate history and downgrade. Every step
- * is a commit of its own and each starts from the latest version, so a re-run after a crash or a
- * conflict carries on where the last run stopped.
+ * Each of the three flows (the fast drop, the history-truncating drop, and the removal of
+ * checkpointProtection itself) is a [[DropFeature.DropPlan]] of named steps: DRY RUN reports the
+ * plan, a run executes its steps in order. Every step is a commit of its own and each plan starts
+ * from the latest version, so a re-run after a crash or a conflict carries on where the last run
+ * stopped.
  */
 final class DropFeature(
     spark: SparkSession,
@@ -70,381 +87,364 @@ final class DropFeature(
     if (dependents.nonEmpty) throw LifecycleErrors.dependentFeatures(feature.name, dependents)
     DroppableFeatures.checkDroppable(feature, snapshot)
 
-    if (DroppableFeatures.isCheckpointProtection(feature)) {
-      if (!truncateHistory) throw LifecycleErrors.truncateHistoryRequired(feature.name)
-      dropCheckpointProtection(snapshot, dryRun)
-    } else {
-      if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
-        throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
-      val preparation = DroppableFeatures.preparation(feature, snapshot, () => widenedFiles())
-      if (truncateHistory) dropWithHistoryTruncation(feature, snapshot, preparation, dryRun)
-      else dropFast(feature, snapshot, preparation, dryRun)
-    }
-  }
-
-  // ---- fast drop ----------------------------------------------------------------------
-
-  private def dropFast(
-      feature: Droppable,
-      snapshot: LogSnapshot,
-      preparation: Seq[DropStep],
-      dryRun: Boolean
-  ): DropFeatureResult = {
-    val barrier = DroppableFeatures.needsBarrier(feature)
-    val start = snapshot.version
-    val prepared = start + preparation.map(_.commits).sum
-    val plannedDowngrade = prepared + (if (barrier) BarrierSize else 0) + 1
-    val steps = preparation ++
-      Option.when(barrier)(DropStep(
-        s"write $BarrierSize empty commits, each with a checkpoint: the protected barrier",
-        BarrierSize
-      )) ++
-      Seq(DropStep(downgradeDescription(feature, barrier, plannedDowngrade), 1)) ++
-      Option.when(barrier)(DropStep("checkpoint the downgraded version", 0))
-
-    if (dryRun) {
-      val checkpoints =
-        if (barrier) (prepared + 1 to prepared + BarrierSize) :+ plannedDowngrade else Nil
-      return result(
-        feature,
-        Fast,
-        Planned,
-        steps,
-        preparation.map(_.files).sum,
-        preparation.map(_.bytes).sum,
-        start + 1 to plannedDowngrade,
-        checkpoints,
-        protectedBefore = if (barrier) Some(plannedDowngrade)
-        else LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata),
-        readableFrom = readableWithoutFeatureFrom(feature, plannedDowngrade),
-        truncatedBefore = None
-      )
-    }
-
-    val progress = new Progress(spark, s"DROP FEATURE ${feature.name} on $displayName", steps.size)
-    try {
-      progress.start(s"prepare (${describe(preparation)})")
-      feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
-      FaultInjection.step("dropFeature.afterPreparation")
-      val afterPreparation = log.listing().latestVersion
-      val (files, bytes) = rewritten(snapshot, start, afterPreparation)
-
-      val (_, barrierCheckpoints) =
-        if (!barrier) (Nil, Nil)
-        else {
-          progress.start(s"write the barrier of $BarrierSize protected checkpoints")
-          new BarrierCheckpoints(log, store, table, progress).write(BarrierSize)
-        }
-      progress.start("commit the downgraded protocol")
-      val downgrade = commitDowngrade(feature, protect = barrier, truncateHistory = false)
-      FaultInjection.step("dropFeature.afterDowngrade")
-      val finalCheckpoint =
-        if (!barrier) Nil
-        else {
-          progress.start("checkpoint the downgraded version")
-          Seq(new BarrierCheckpoints(log, store, table, progress).checkpointLatest().version)
-        }
-      val after = log.latestSnapshot()
-      result(
-        feature,
-        Fast,
-        Dropped,
-        steps,
-        files,
-        bytes,
-        start + 1 to downgrade,
-        barrierCheckpoints ++ finalCheckpoint,
-        LogCleanup.protectedBefore(after.protocol, after.metadata),
-        readableWithoutFeatureFrom(feature, downgrade),
-        None
-      )
-    } finally progress.done()
-  }
-
-  private def downgradeDescription(feature: Droppable, barrier: Boolean, version: Long): String =
-    if (barrier) s"commit the protocol without ${feature.name}, with checkpointProtection and " +
-      s"${LogCleanup.ProtectionProperty} = $version"
-    else s"commit the protocol without ${feature.name}"
-
-  // A client without a reader-writer feature reads from the downgrade on; a writer feature
-  // never stopped anyone from reading.
-  private def readableWithoutFeatureFrom(feature: Droppable, downgrade: Long): Option[Long] =
-    if (feature.isReaderWriterFeature) Some(downgrade)
-    else Some(log.listing().earliestReconstructableVersion)
-
-  // ---- history-truncating drop ----------------------------------------------------------
-
-  private def dropWithHistoryTruncation(
-      feature: Droppable,
-      snapshot: LogSnapshot,
-      preparation: Seq[DropStep],
-      dryRun: Boolean
-  ): DropFeatureResult = {
-    val retentionMillis = DropTableFeatureUtils.truncateHistoryLogRetentionMillis(snapshot.metadata)
-    val start = snapshot.version
-    val command = truncateHistoryCommand(feature)
-    // delta-spark's own check of the latest version decides whether preparation is still due.
-    if (!feature.validateDropInvariants(table, table.update())) {
-      val checkpointVersion = start + preparation.map(_.commits).sum + 1
-      val steps = preparation :+
-        DropStep("write an empty commit with a checkpoint to start the retained history from", 1) :+
-        DropStep(s"stop: run the command again after ${retentionText(snapshot.metadata)}", 0)
-      if (dryRun) return result(
-        feature,
-        TruncateHistory,
-        Planned,
-        steps,
-        preparation.map(_.files).sum,
-        preparation.map(_.bytes).sum,
-        start + 1 to checkpointVersion,
-        Seq(checkpointVersion),
-        LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata),
-        None,
-        None
-      )
-      val progress =
-        new Progress(spark, s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName", 2)
-      try {
-        progress.start(s"prepare (${describe(preparation)})")
-        feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
-        FaultInjection.step("dropFeature.truncateHistory.afterPreparation")
-        progress.start("checkpoint a version without the feature")
-        val barrier = new BarrierCheckpoints(log, store, table, progress)
-        barrier.checkpointOnEmptyCommit()
-      } finally progress.done()
-      throw LifecycleErrors.waitForRetention(
-        feature.name,
-        "the history still holds versions that use it",
-        System.currentTimeMillis() + retentionMillis,
-        retentionText(snapshot.metadata),
-        command
-      )
-    }
-
-    val listing = log.listing()
-    val needsCheckpoint = listing.checkpointsAt(start).isEmpty
-    val downgradeVersion = start + (if (needsCheckpoint) 1 else 0) + 1
-    val steps = Option.when(needsCheckpoint)(DropStep(
-      "write an empty commit with a checkpoint to start the retained history from",
-      1
-    )).toSeq ++
-      Seq(
-        DropStep(s"delete the history older than ${retentionText(snapshot.metadata)}", 0),
-        DropStep(s"check that no retained version uses ${feature.name}", 0),
-        DropStep(downgradeDescription(feature, barrier = false, downgradeVersion), 1),
-        DropStep("checkpoint the downgraded version", 0)
-      )
-    if (dryRun) {
-      val plan = LogCleanup.plan(log, Some(retentionMillis), System.currentTimeMillis())
-      return result(
-        feature,
-        TruncateHistory,
-        Planned,
-        steps,
-        0,
-        0,
-        start + 1 to downgradeVersion,
-        (if (needsCheckpoint) Seq(start + 1) else Nil) :+ downgradeVersion,
-        LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata),
-        Some(downgradeVersion),
-        plan.cutoffCheckpoint
-      )
-    }
-
-    val progress = new Progress(
-      spark,
-      s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName",
-      steps.size
-    )
-    try {
-      val barrier = new BarrierCheckpoints(log, store, table, progress)
-      val written = if (needsCheckpoint) {
-        progress.start("checkpoint the latest version")
-        Seq(barrier.checkpointOnEmptyCommit())
-      } else Nil
-      progress.start("truncate history")
-      val plan = LogCleanup.plan(log, Some(retentionMillis), System.currentTimeMillis())
-      LogCleanup.execute(log, plan)
-      FaultInjection.step("dropFeature.truncateHistory.afterCleanup")
-      progress.start(s"check the retained history for ${feature.name}")
-      if (feature.historyContainsFeature(spark, table, table.update())) {
-        val readyAt = latestCheckpointCommitTime().map(
-          _ + retentionMillis
-        ).getOrElse(System.currentTimeMillis() + retentionMillis)
-        throw LifecycleErrors.waitForRetention(
-          feature.name,
-          "retained versions still use it",
-          readyAt,
-          retentionText(snapshot.metadata),
-          command
-        )
+    val plan =
+      if (DroppableFeatures.isCheckpointProtection(feature)) {
+        if (!truncateHistory) throw LifecycleErrors.truncateHistoryRequired(feature.name)
+        checkpointProtectionDrop(snapshot)
+      } else {
+        if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
+          throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
+        val preparation = DroppableFeatures.preparation(feature, snapshot, () => widenedFiles())
+        if (!truncateHistory) fastDrop(feature, snapshot, preparation)
+        // delta-spark's own check of the latest version decides whether preparation is due.
+        else if (!feature.validateDropInvariants(table, table.update()))
+          truncationPreparation(feature, snapshot, preparation)
+        else historyTruncatingDrop(feature, snapshot)
       }
-      progress.start("commit the downgraded protocol")
-      val downgrade = commitDowngrade(feature, protect = false, truncateHistory = true)
-      FaultInjection.step("dropFeature.truncateHistory.afterDowngrade")
-      progress.start("checkpoint the downgraded version")
-      val checkpoint = barrier.checkpointLatest().version
-      val after = log.latestSnapshot()
-      result(
-        feature,
-        TruncateHistory,
-        Dropped,
-        steps,
-        0,
-        0,
-        start + 1 to downgrade,
-        written :+ checkpoint,
-        LogCleanup.protectedBefore(after.protocol, after.metadata),
-        Some(downgrade),
-        Some(log.listing().earliestReconstructableVersion)
-      )
-    } finally progress.done()
+    execute(plan, dryRun)
+  }
+
+  // ---- the three flows ----------------------------------------------------------------------
+
+  /**
+   * The fast drop (the Checkpoint Protection RFC): prepare with delta-spark's pre-downgrade command
+   * for the feature (disable it, rewrite what still uses it), write the barrier of protected
+   * checkpoints, commit the protocol without the feature plus checkpointProtection and the
+   * boundary, and checkpoint the new version. A writer feature needs no barrier.
+   */
+  private def fastDrop(
+      feature: Droppable,
+      snapshot: LogSnapshot,
+      preparation: Seq[DropStep]
+  ): DropPlan = {
+    val barrier = DroppableFeatures.needsBarrier(feature)
+    val downgradeVersion =
+      snapshot.version + preparation.map(_.commits).sum + (if (barrier) BarrierSize else 0) + 1
+    val downgradeReport =
+      if (barrier) s"commit the protocol without ${feature.name}, with ${ProtectionFeature.name} " +
+        s"and $ProtectionKey = $downgradeVersion"
+      else s"commit the protocol without ${feature.name}"
+    val steps =
+      Seq(prepare(feature, snapshot, preparation, crashPoint = "dropFeature.afterPreparation")) ++
+        Option.when(barrier)(writeBarrier) ++
+        Seq(downgrade(
+          feature,
+          DropMode.Fast,
+          protect = barrier,
+          report = downgradeReport,
+          crashPoint = Some("dropFeature.afterDowngrade")
+        )) ++
+        Option.when(barrier)(checkpointDowngraded)
+    DropPlan(
+      feature,
+      DropMode.Fast,
+      snapshot.version,
+      steps,
+      downgradeVersion = Some(downgradeVersion),
+      protectedBefore =
+        if (barrier) Some(downgradeVersion) else LogCleanup.protectedBefore(snapshot),
+      historyTruncatedBefore = None
+    )
   }
 
   /**
-   * checkpointProtection goes with everything before its boundary, in one pass (rule c): a
-   * checkpoint at or after the boundary must exist and be older than the truncation retention, then
-   * the cleanup cuts there and the downgrade removes feature and property.
+   * The first run of a history-truncating drop ("Drop Delta table features"): prepare, checkpoint a
+   * version without the feature for the retained history to start from, and stop until the
+   * truncation retention has passed. The second run, the same command, is
+   * [[historyTruncatingDrop]].
    */
-  private def dropCheckpointProtection(
+  private def truncationPreparation(
+      feature: Droppable,
       snapshot: LogSnapshot,
-      dryRun: Boolean
-  ): DropFeatureResult = {
-    val feature = CheckpointProtectionTableFeature
-    val retentionMillis = DropTableFeatureUtils.truncateHistoryLogRetentionMillis(snapshot.metadata)
-    val boundary = LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata).getOrElse(0L)
+      preparation: Seq[DropStep]
+  ): DropPlan = {
+    val stop = Step(
+      "stop until the truncation retention has passed",
+      Seq(DropStep(s"stop: run the command again after ${retentionText(snapshot.metadata)}", 0))
+    ) { _ =>
+      throw LifecycleErrors.waitForRetention(
+        feature.name,
+        "the history still holds versions that use it",
+        System.currentTimeMillis() + retentionMillis(snapshot.metadata),
+        retentionText(snapshot.metadata),
+        truncateHistoryCommand(feature)
+      )
+    }
+    DropPlan(
+      feature,
+      DropMode.TruncateHistory,
+      snapshot.version,
+      Seq(
+        prepare(
+          feature,
+          snapshot,
+          preparation,
+          crashPoint = "dropFeature.truncateHistory.afterPreparation"
+        ),
+        checkpointOnEmptyCommit(
+          "checkpoint a version without the feature",
+          "write an empty commit with a checkpoint to start the retained history from"
+        ),
+        stop
+      ),
+      downgradeVersion = None,
+      protectedBefore = LogCleanup.protectedBefore(snapshot),
+      historyTruncatedBefore = None
+    )
+  }
+
+  /**
+   * The history-truncating drop once no version it keeps needs the feature: checkpoint the latest
+   * version, delete the history older than the truncation retention, check that what is left no
+   * longer uses the feature, then downgrade without checkpoint protection.
+   */
+  private def historyTruncatingDrop(feature: Droppable, snapshot: LogSnapshot): DropPlan = {
+    val retention = retentionMillis(snapshot.metadata)
+    val needsCheckpoint = log.listing().checkpointsAt(snapshot.version).isEmpty
+    val downgradeVersion = snapshot.version + (if (needsCheckpoint) 1 else 0) + 1
+    val truncate = Step(
+      "truncate history",
+      Seq(DropStep(s"delete the history older than ${retentionText(snapshot.metadata)}", 0))
+    ) { _ =>
+      LogCleanup.execute(log, LogCleanup.plan(log, Some(retention), System.currentTimeMillis()))
+      FaultInjection.step("dropFeature.truncateHistory.afterCleanup")
+    }
+    val checkHistory = Step(
+      s"check the retained history for ${feature.name}",
+      Seq(DropStep(s"check that no retained version uses ${feature.name}", 0))
+    ) { _ =>
+      if (feature.historyContainsFeature(spark, table, table.update())) {
+        // Ready once the newest checkpoint, where the next truncation cuts, is old enough.
+        val readyAt = latestCheckpointCommitTime().getOrElse(System.currentTimeMillis())
+        throw LifecycleErrors.waitForRetention(
+          feature.name,
+          "retained versions still use it",
+          readyAt + retention,
+          retentionText(snapshot.metadata),
+          truncateHistoryCommand(feature)
+        )
+      }
+    }
+    DropPlan(
+      feature,
+      DropMode.TruncateHistory,
+      snapshot.version,
+      Option.when(needsCheckpoint)(checkpointOnEmptyCommit(
+        "checkpoint the latest version",
+        "write an empty commit with a checkpoint to start the retained history from"
+      )).toSeq ++ Seq(
+        truncate,
+        checkHistory,
+        downgrade(
+          feature,
+          DropMode.TruncateHistory,
+          protect = false,
+          report = s"commit the protocol without ${feature.name}",
+          crashPoint = Some("dropFeature.truncateHistory.afterDowngrade")
+        ),
+        checkpointDowngraded
+      ),
+      downgradeVersion = Some(downgradeVersion),
+      protectedBefore = LogCleanup.protectedBefore(snapshot),
+      historyTruncatedBefore =
+        LogCleanup.plan(log, Some(retention), System.currentTimeMillis()).cutoffCheckpoint
+    )
+  }
+
+  /**
+   * checkpointProtection goes with everything before its boundary, in one pass (the Checkpoint
+   * Protection RFC, writer rule c): a checkpoint at or after the boundary must exist and be older
+   * than the truncation retention, then the cleanup cuts there and the downgrade removes feature
+   * and property.
+   */
+  private def checkpointProtectionDrop(snapshot: LogSnapshot): DropPlan = {
+    val retention = retentionMillis(snapshot.metadata)
+    val boundary = LogCleanup.protectedBefore(snapshot).getOrElse(0L)
     val listing = log.listing()
     val truncated = listing.commits.forall(_.version >= boundary) &&
       listing.checkpoints.forall(_.version >= boundary)
     val needsCheckpoint = !truncated && listing.checkpoints.forall(_.version < boundary)
-    val start = snapshot.version
-    val downgradeVersion = start + (if (needsCheckpoint) 1 else 0) + 1
-    val steps = Option.when(needsCheckpoint)(DropStep(
-      s"write an empty commit with a checkpoint at or after version $boundary",
-      1
-    )).toSeq ++
-      Option.when(!truncated)(DropStep(
-        s"delete every log file before version $boundary in one pass",
-        0
-      )).toSeq ++
-      Seq(
-        DropStep(
-          s"commit the protocol without checkpointProtection and unset ${LogCleanup.ProtectionProperty}",
-          1
-        ),
-        DropStep("checkpoint the downgraded version", 0)
-      )
-    if (dryRun) return result(
-      feature,
-      TruncateHistory,
-      Planned,
-      steps,
-      0,
-      0,
-      start + 1 to downgradeVersion,
-      (if (needsCheckpoint) Seq(start + 1) else Nil) :+ downgradeVersion,
-      None,
-      Some(downgradeVersion),
-      Some(boundary)
-    )
-
-    val command = truncateHistoryCommand(feature)
-    val progress = new Progress(
-      spark,
-      s"DROP FEATURE ${feature.name} TRUNCATE HISTORY on $displayName",
-      steps.size
-    )
-    try {
-      val barrier = new BarrierCheckpoints(log, store, table, progress)
-      val written = if (needsCheckpoint) {
-        progress.start(s"checkpoint a version at or after $boundary")
-        Seq(barrier.checkpointOnEmptyCommit())
-      } else Nil
-      if (!truncated) {
-        progress.start(s"delete the history before version $boundary")
-        val plan = LogCleanup.plan(log, Some(retentionMillis), System.currentTimeMillis())
-        if (plan.cutoffCheckpoint.forall(_ < boundary)) {
-          val first =
-            log.listing().checkpoints.find(_.version >= boundary).map(_.version).getOrElse(boundary)
-          val readyAt = log.listing().commit(
-            first
-          ).map(_.status.getModificationTime).getOrElse(System.currentTimeMillis()) +
-            retentionMillis
-          throw LifecycleErrors.waitForRetention(
-            feature.name,
-            s"the versions from $boundary on are younger than the truncation retention, so the history before them cannot go yet",
-            readyAt,
-            retentionText(snapshot.metadata),
-            command
-          )
-        }
-        LogCleanup.execute(log, plan)
+    val downgradeVersion = snapshot.version + (if (needsCheckpoint) 1 else 0) + 1
+    val truncate = Step(
+      s"delete the history before version $boundary",
+      Seq(DropStep(s"delete every log file before version $boundary in one pass", 0))
+    ) { _ =>
+      val plan = LogCleanup.plan(log, Some(retention), System.currentTimeMillis())
+      if (plan.cutoffCheckpoint.forall(_ < boundary)) {
+        val listing = log.listing()
+        val first = listing.checkpoints.find(_.version >= boundary).fold(boundary)(_.version)
+        val readyAt = listing.commit(first).fold(System.currentTimeMillis())(
+          _.status.getModificationTime
+        ) + retention
+        throw LifecycleErrors.waitForRetention(
+          ProtectionFeature.name,
+          s"the versions from $boundary on are younger than the truncation retention, " +
+            "so the history before them cannot go yet",
+          readyAt,
+          retentionText(snapshot.metadata),
+          truncateHistoryCommand(ProtectionFeature)
+        )
       }
-      progress.start("commit the downgraded protocol")
-      val downgrade = commitDowngrade(feature, protect = false, truncateHistory = true)
-      progress.start("checkpoint the downgraded version")
-      val checkpoint = barrier.checkpointLatest().version
-      result(
-        feature,
-        TruncateHistory,
-        Dropped,
-        steps,
-        0,
-        0,
-        start + 1 to downgrade,
-        written :+ checkpoint,
-        None,
-        Some(downgrade),
-        Some(log.listing().earliestReconstructableVersion)
-      )
-    } finally progress.done()
+      LogCleanup.execute(log, plan)
+    }
+    DropPlan(
+      ProtectionFeature,
+      DropMode.TruncateHistory,
+      snapshot.version,
+      Option.when(needsCheckpoint)(checkpointOnEmptyCommit(
+        s"checkpoint a version at or after $boundary",
+        s"write an empty commit with a checkpoint at or after version $boundary"
+      )).toSeq ++
+        Option.when(!truncated)(truncate) ++
+        Seq(
+          downgrade(
+            ProtectionFeature,
+            DropMode.TruncateHistory,
+            protect = false,
+            report =
+              s"commit the protocol without ${ProtectionFeature.name} and unset $ProtectionKey",
+            crashPoint = None
+          ),
+          checkpointDowngraded
+        ),
+      downgradeVersion = Some(downgradeVersion),
+      protectedBefore = None,
+      historyTruncatedBefore = Some(boundary)
+    )
   }
 
-  // ---- shared -----------------------------------------------------------------------------
+  // ---- running a plan -----------------------------------------------------------------------
+
+  /** DRY RUN reports the plan; otherwise its steps run in order and report what they wrote. */
+  private def execute(plan: DropPlan, dryRun: Boolean): DropFeatureResult = {
+    val steps = plan.steps.flatMap(_.reports)
+    if (dryRun) return DropFeatureResult(
+      feature = plan.feature.name,
+      mode = plan.mode,
+      status = DropStatus.Planned,
+      steps = steps,
+      filesRewritten = steps.map(_.files).sum,
+      bytesRewritten = steps.map(_.bytes).sum,
+      commitVersions = plan.commitVersions,
+      checkpointVersions = plan.checkpointVersions,
+      protectedBefore = plan.protectedBefore,
+      readableWithoutFeatureFrom = plan.downgradeVersion.map(readableWithoutFeatureFrom(plan, _)),
+      historyTruncatedBefore = plan.historyTruncatedBefore
+    )
+
+    val clause = if (plan.mode == DropMode.TruncateHistory) " TRUNCATE HISTORY" else ""
+    val progress =
+      new Progress(
+        spark,
+        s"DROP FEATURE ${plan.feature.name}$clause on $displayName",
+        plan.steps.size
+      )
+    val run = new DropRun(new BarrierCheckpoints(log, store, table, progress))
+    try plan.steps.foreach { step =>
+        progress.start(step.label)
+        step.work(run)
+      }
+    finally progress.done()
+    val after = log.latestSnapshot()
+    DropFeatureResult(
+      feature = plan.feature.name,
+      mode = plan.mode,
+      status = DropStatus.Dropped,
+      steps = steps,
+      filesRewritten = run.filesRewritten,
+      bytesRewritten = run.bytesRewritten,
+      commitVersions = run.downgrade.fold(Seq.empty[Long])(plan.startVersion + 1 to _),
+      checkpointVersions = run.checkpoints,
+      protectedBefore = LogCleanup.protectedBefore(after),
+      readableWithoutFeatureFrom = run.downgrade.map(readableWithoutFeatureFrom(plan, _)),
+      historyTruncatedBefore = Option.when(plan.mode == DropMode.TruncateHistory)(
+        log.listing().earliestReconstructableVersion
+      )
+    )
+  }
+
+  // A client without a reader-writer feature reads from the downgrade on, as it does after a
+  // history truncation; a writer feature dropped fast never stopped anyone from reading.
+  private def readableWithoutFeatureFrom(plan: DropPlan, downgrade: Long): Long =
+    if (plan.mode == DropMode.TruncateHistory || plan.feature.isReaderWriterFeature) downgrade
+    else log.listing().earliestReconstructableVersion
+
+  // ---- the steps the flows share ------------------------------------------------------------
+
+  private def prepare(
+      feature: Droppable,
+      snapshot: LogSnapshot,
+      preparation: Seq[DropStep],
+      crashPoint: String
+  ): Step =
+    Step(s"prepare (${describe(preparation)})", preparation) { run =>
+      feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
+      FaultInjection.step(crashPoint)
+      val (files, bytes) = rewritten(snapshot, log.listing().latestVersion)
+      run.filesRewritten = files
+      run.bytesRewritten = bytes
+    }
+
+  private def writeBarrier: Step = Step(
+    s"write the barrier of $BarrierSize protected checkpoints",
+    Seq(DropStep(
+      s"write $BarrierSize empty commits, each with a checkpoint: the protected barrier",
+      BarrierSize
+    )),
+    checkpointed = true
+  )(run => run.checkpoints ++= run.barrier.write(BarrierSize)._2)
+
+  private def checkpointOnEmptyCommit(label: String, report: String): Step =
+    Step(label, Seq(DropStep(report, 1)), checkpointed = true) { run =>
+      run.checkpoints :+= run.barrier.checkpointOnEmptyCommit()
+    }
+
+  private def downgrade(
+      feature: Droppable,
+      mode: DropMode,
+      protect: Boolean,
+      report: String,
+      crashPoint: Option[String]
+  ): Step =
+    Step("commit the downgraded protocol", Seq(DropStep(report, 1))) { run =>
+      run.downgrade = Some(commitDowngrade(feature, mode, protect))
+      crashPoint.foreach(FaultInjection.step(_))
+    }
+
+  private def checkpointDowngraded: Step = Step(
+    "checkpoint the downgraded version",
+    Seq(DropStep("checkpoint the downgraded version", 0)),
+    checkpointed = true
+  )(run => run.checkpoints :+= run.barrier.checkpointLatest().version)
 
   /**
    * The downgrade commit, on top of the latest version: checked and computed from that version,
-   * committed put-if-absent, and redone from the new latest version when another writer commits
-   * first. Writers that started before it fail their own conflict check on the protocol change.
+   * committed put-if-absent, moved past appends that land meanwhile (the protection boundary is the
+   * version the commit gets) and decided again from the new latest version after any other commit.
+   * Writers that started before it fail their own conflict check on the protocol change.
    */
-  private def commitDowngrade(
-      feature: Droppable,
-      protect: Boolean,
-      truncateHistory: Boolean
-  ): Long = {
-    var attempt = 1
-    while (true) {
+  private def commitDowngrade(feature: Droppable, mode: DropMode, protect: Boolean): Long = {
+    val operation =
+      DeltaOperations.DropTableFeature(feature.name, mode == DropMode.TruncateHistory)
+    LogCommitter.commitReplanning(log, store, operation.name, operation.parameters) { () =>
       val snapshot = table.update()
-      val isProtection = DroppableFeatures.isCheckpointProtection(feature)
-      if (!isProtection && !feature.validateDropInvariants(table, snapshot))
-        throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
+      if (
+        !DroppableFeatures.isCheckpointProtection(feature) &&
+        !feature.validateDropInvariants(table, snapshot)
+      ) throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
       val protocol =
-        if (protect) snapshot.protocol.denormalized.withFeature(
-          CheckpointProtectionTableFeature
-        ).removeFeature(feature)
+        if (protect)
+          snapshot.protocol.denormalized.withFeature(ProtectionFeature).removeFeature(feature)
         else snapshot.protocol.removeFeature(feature)
-      val operation = DeltaOperations.DropTableFeature(feature.name, truncateHistory)
-      // Appends that land meanwhile are moved past (the protection boundary is the version
-      // the commit gets); anything else is checked again from the new latest version.
-      try return LogCommitter.commitRebasing(
-          log,
-          store,
-          snapshot.version,
-          operation.name,
-          operation.parameters
-        ) { version =>
+      LogCommitter.PlannedCommit(
+        snapshot.version,
+        version => {
           val metadata = downgradedMetadata(feature, snapshot.metadata, protect, version)
           Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
             feature.actionsToIncludeAtDowngradeCommit(snapshot)
         }
-      catch {
-        case e: DeltaLifecycleException
-            if e.condition == LogCommitter.ConcurrentCommitCondition &&
-              attempt < MaxDowngradeAttempts =>
-          attempt += 1
-      }
+      )
     }
-    throw new IllegalStateException("unreachable")
   }
 
   private def downgradedMetadata(
@@ -455,20 +455,17 @@ final class DropFeature(
   ): Metadata = {
     val withoutProperties = DropTableFeatureUtils.getDowngradedProtocolMetadata(feature, metadata)
     if (DroppableFeatures.isCheckpointProtection(feature))
-      withoutProperties.copy(configuration =
-        withoutProperties.configuration - LogCleanup.ProtectionProperty
-      )
-    else if (protect)
-      CheckpointProtectionTableFeature.metadataWithCheckpointProtection(withoutProperties, version)
+      withoutProperties.copy(configuration = withoutProperties.configuration - ProtectionKey)
+    else if (protect) ProtectionFeature.metadataWithCheckpointProtection(withoutProperties, version)
     else withoutProperties
   }
 
   /** Files the preparation commits removed without changing data: the rewritten ones. */
-  private def rewritten(before: LogSnapshot, from: Long, to: Long): (Long, Long) = {
-    if (to <= from) return (0L, 0L)
+  private def rewritten(before: LogSnapshot, preparedVersion: Long): (Long, Long) = {
+    if (preparedVersion <= before.version) return (0L, 0L)
     val sizes = before.activeFiles.iterator.map(f => f.path -> f.size).toMap
     val listing = log.listing()
-    val removed = (from + 1 to to).flatMap(listing.commit).flatMap { c =>
+    val removed = (before.version + 1 to preparedVersion).flatMap(listing.commit).flatMap { c =>
       ActionReader.readJsonSelected(log.readFs, c.status, Set("remove")).collect {
         case r: RemoveFile if !r.dataChange && sizes.contains(r.path) => r.path
       }
@@ -496,53 +493,71 @@ final class DropFeature(
   private def truncateHistoryCommand(feature: Droppable): String =
     s"ALTER TABLE $displayName DROP FEATURE ${feature.name} TRUNCATE HISTORY"
 
-  private def retentionText(metadata: Metadata): String =
-    metadata.configuration.getOrElse(
-      "delta.dropFeatureTruncateHistory.retentionDuration",
-      "interval 24 hours"
-    )
-
   private def describe(steps: Seq[DropStep]): String =
     if (steps.isEmpty) "nothing to rewrite" else steps.map(_.description).mkString("; ")
-
-  private def result(
-      feature: Droppable,
-      mode: String,
-      status: String,
-      steps: Seq[DropStep],
-      files: Long,
-      bytes: Long,
-      commits: Seq[Long],
-      checkpoints: Seq[Long],
-      protectedBefore: Option[Long],
-      readableFrom: Option[Long],
-      truncatedBefore: Option[Long]
-  ): DropFeatureResult =
-    DropFeatureResult(
-      feature.name,
-      mode,
-      status,
-      steps,
-      files,
-      bytes,
-      commits,
-      checkpoints,
-      protectedBefore,
-      readableFrom,
-      truncatedBefore
-    )
 }
 
 object DropFeature {
 
   /**
-   * delta-spark's readers fall back up to two checkpoints; a third makes them give up before the
-   * boundary.
+   * delta-spark's barrier size: its readers fall back up to two checkpoints, so a third makes them
+   * give up before the boundary.
    */
-  val BarrierSize = 3
-  val Fast = "fast"
-  val TruncateHistory = "truncate-history"
-  val Planned = "planned"
-  val Dropped = "dropped"
-  private val MaxDowngradeAttempts = 5
+  val BarrierSize: Int = DropTableFeatureUtils.NUMBER_OF_BARRIER_CHECKPOINTS
+
+  private val ProtectionFeature = CheckpointProtectionTableFeature
+  private val ProtectionKey = DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION.key
+  private val TruncationRetention = DeltaConfigs.TABLE_FEATURE_DROP_TRUNCATE_HISTORY_LOG_RETENTION
+
+  private def retentionMillis(metadata: Metadata): Long =
+    DropTableFeatureUtils.truncateHistoryLogRetentionMillis(metadata)
+
+  private def retentionText(metadata: Metadata): String =
+    metadata.configuration.getOrElse(TruncationRetention.key, TruncationRetention.defaultValue)
+
+  /**
+   * One step of a drop: its progress label, the lines it adds to the result (the preparation is one
+   * step that delta-spark may run as several commits), whether each commit it makes gets a
+   * checkpoint (a step without commits checkpoints the latest version), and the work itself.
+   */
+  private final case class Step(
+      label: String,
+      reports: Seq[DropStep],
+      checkpointed: Boolean = false
+  )(val work: DropRun => Unit) {
+    def commits: Int = reports.map(_.commits).sum
+  }
+
+  /**
+   * A drop as its named steps, starting from `startVersion`, and what it leaves if no other writer
+   * commits meanwhile.
+   */
+  private final case class DropPlan(
+      feature: Droppable,
+      mode: DropMode,
+      startVersion: Long,
+      steps: Seq[Step],
+      downgradeVersion: Option[Long],
+      protectedBefore: Option[Long],
+      historyTruncatedBefore: Option[Long]
+  ) {
+    def commitVersions: Seq[Long] = startVersion + 1 to startVersion + steps.map(_.commits).sum
+
+    def checkpointVersions: Seq[Long] = {
+      val lastVersions = steps.scanLeft(startVersion)(_ + _.commits).tail
+      steps.zip(lastVersions).flatMap {
+        case (step, last) if step.checkpointed =>
+          if (step.commits == 0) Seq(last) else last - step.commits + 1 to last
+        case _ => Nil
+      }
+    }
+  }
+
+  /** What the steps of a running drop wrote. */
+  private final class DropRun(val barrier: BarrierCheckpoints) {
+    var filesRewritten = 0L
+    var bytesRewritten = 0L
+    var checkpoints: Vector[Long] = Vector.empty
+    var downgrade: Option[Long] = None
+  }
 }

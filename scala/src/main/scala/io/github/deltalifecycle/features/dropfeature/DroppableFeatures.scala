@@ -4,10 +4,19 @@ import java.util.Locale
 
 import io.github.deltalifecycle.core.{LifecycleErrors, LogSnapshot}
 import org.apache.spark.sql.delta.{
+  CheckConstraintsTableFeature,
   CheckpointProtectionTableFeature,
+  ColumnMappingTableFeature,
+  CoordinatedCommitsTableFeature,
+  DeletionVectorsTableFeature,
   DeltaConfigs,
+  InCommitTimestampTableFeature,
   RemovableFeature,
-  TableFeature
+  TableFeature,
+  TypeWideningPreviewTableFeature,
+  TypeWideningTableFeature,
+  V2CheckpointTableFeature,
+  VacuumProtocolCheckTableFeature
 }
 import org.apache.spark.sql.delta.actions.{AddFile, Protocol}
 import org.apache.spark.sql.delta.constraints.Constraints
@@ -30,24 +39,23 @@ object DroppableFeatures {
   type Droppable = TableFeature with RemovableFeature
 
   /** In the order the docs list them. */
-  val Names: Seq[String] = Seq(
-    "deletionVectors",
-    "typeWidening",
-    "typeWidening-preview",
-    "v2Checkpoint",
-    "coordinatedCommits-preview",
-    "checkpointProtection",
-    "columnMapping",
-    "checkConstraints",
-    "inCommitTimestamp",
-    "vacuumProtocolCheck"
+  val Features: Seq[Droppable] = Seq(
+    DeletionVectorsTableFeature,
+    TypeWideningTableFeature,
+    TypeWideningPreviewTableFeature,
+    V2CheckpointTableFeature,
+    CoordinatedCommitsTableFeature,
+    CheckpointProtectionTableFeature,
+    ColumnMappingTableFeature,
+    CheckConstraintsTableFeature,
+    InCommitTimestampTableFeature,
+    VacuumProtocolCheckTableFeature
   )
 
-  private val byLowerName: Map[String, Droppable] = Names.flatMap { name =>
-    TableFeature.featureNameToFeature(name).collect { case f: RemovableFeature =>
-      name.toLowerCase(Locale.ROOT) -> f
-    }
-  }.toMap
+  val Names: Seq[String] = Features.map(_.name)
+
+  private val byLowerName: Map[String, Droppable] =
+    Features.map(f => f.name.toLowerCase(Locale.ROOT) -> f).toMap
 
   /** The feature named `name` (any case), or a typed error listing the droppable ones. */
   def lookup(name: String): Droppable = {
@@ -130,7 +138,8 @@ object DroppableFeatures {
           // delta-spark commits this step whenever it is on, even with no tombstone to add.
           Option.when(SQLConf.get.getConf(DeltaSQLConf.FAST_DROP_FEATURE_GENERATE_DV_TOMBSTONES))(
             DropStep(
-              "record deletion-vector files as tombstones, so clients without the feature do not vacuum them",
+              "record deletion-vector files as tombstones, " +
+                "so clients without the feature do not vacuum them",
               1
             )
           )
@@ -152,7 +161,8 @@ object DroppableFeatures {
         val mode = conf.getOrElse(DeltaConfigs.COLUMN_MAPPING_MODE.key, "none")
         if (mode.equalsIgnoreCase("none")) Nil
         else Seq(DropStep(
-          s"rewrite the table with logical column names and unset ${DeltaConfigs.COLUMN_MAPPING_MODE.key}",
+          "rewrite the table with logical column names and unset " +
+            DeltaConfigs.COLUMN_MAPPING_MODE.key,
           1,
           snapshot.activeFiles.size.toLong,
           snapshot.sizeInBytes
@@ -164,7 +174,8 @@ object DroppableFeatures {
         ).filter(conf.contains)
         Option.when(isTrue(DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key) || provenance.nonEmpty)(
           DropStep(
-            s"disable ${DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key} and remove its provenance properties",
+            s"disable ${DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.key} " +
+              "and remove its provenance properties",
             1
           )
         ).toSeq

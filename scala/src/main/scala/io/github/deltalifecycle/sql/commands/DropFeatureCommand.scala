@@ -29,8 +29,8 @@ case class DropFeatureCommand(
     def long(v: Option[Long]): Any = v.map(Long.box).orNull
     Seq(Row(
       r.feature,
-      r.mode,
-      r.status,
+      r.mode.name,
+      r.status.name,
       r.filesRewritten,
       r.bytesRewritten,
       r.commitVersions,

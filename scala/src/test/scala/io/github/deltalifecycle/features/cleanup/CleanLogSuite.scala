@@ -33,11 +33,13 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "expired commits, checksums and compactions before the cut-off checkpoint go; DRY RUN only lists them"
+    "expired commits, checksums and compactions before the cut-off checkpoint go; DRY RUN " +
+      "only lists them"
   ) {
     val path = newTableDir("plain")
     spark.sql(
-      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.checkpointInterval' = '5')"
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+        "('delta.checkpointInterval' = '5')"
     )
     (1 to 12).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
     spark.sql(s"ALTER TABLE delta.`$path` COMPACT LOG FROM VERSION 1 TO VERSION 3")
@@ -99,7 +101,8 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
     logNames(path).filter(n => n.endsWith(".checkpoint.parquet") && n.take(20).toLong < boundary)
 
   test(
-    "protection: a cleanup that would split the protected range keeps every checkpoint before the boundary"
+    "protection: a cleanup that would split the protected range keeps every checkpoint " +
+      "before the boundary"
   ) {
     val (path, boundary) = droppedFeatureTable("protected-split")
     val protectedCheckpoints = checkpointsBefore(path, boundary)
@@ -119,7 +122,8 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "protection: versions this client does not support are cleaned only in one pass up to the boundary"
+    "protection: versions this client does not support are cleaned only in one pass up to " +
+      "the boundary"
   ) {
     val (path, boundary) = droppedFeatureTable("protected-unsupported")
     // Version 0 now names a feature this client does not know.

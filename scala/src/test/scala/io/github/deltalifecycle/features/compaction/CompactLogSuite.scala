@@ -113,6 +113,36 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(rowsByDeltaSpark(path, useCompactions = true) === rows(path))
   }
 
+  test("a range an existing compaction covers is reported as covered, and nothing is written") {
+    val path = table("covered", after = 6)
+    val t = s"delta.`$path`"
+    def compactionsOnDisk = logDir(path).list().filter(_.endsWith(".compacted.json")).sorted.toSeq
+    val wide = compact(t, "FROM VERSION 11 TO VERSION 16")
+    assert(wide.getAs[String]("status") === "written")
+    val bytes = Files.readAllBytes(compactionFile(path, 11, 16).toPath)
+
+    for ((start, end) <- Seq((12L, 15L), (11L, 13L), (15L, 16L))) {
+      val row = compact(t, s"FROM VERSION $start TO VERSION $end")
+      assert(row.getAs[String]("status") === "covered", (start, end))
+      assert((row.getAs[Long]("startVersion"), row.getAs[Long]("endVersion")) === (start, end))
+      assert(row.getAs[String]("file") === wide.getAs[String]("file"))
+      assert(row.getAs[Int]("commits") === end - start + 1)
+      assert(row.getAs[Long]("bytesWritten") === 0 && row.getAs[Int]("actions") === 0)
+    }
+    assert(compact(t, "FROM VERSION 11 TO VERSION 16").getAs[String]("status") === "exists")
+    assert(compactionsOnDisk === Seq(compactionFile(path, 11, 16).getName))
+    assert(java.util.Arrays.equals(Files.readAllBytes(compactionFile(path, 11, 16).toPath), bytes))
+
+    // Sticking out on one side is still a conflict; a damaged covering file is not "covered".
+    assert(condition(compact(t, "FROM VERSION 9 TO VERSION 12")) ===
+      "DELTA_LIFECYCLE_COMPACTION_CONFLICT")
+    Files.write(compactionFile(path, 11, 16).toPath, Array.emptyByteArray)
+    val damaged = intercept[DeltaLifecycleException](compact(t, "FROM VERSION 12 TO VERSION 15"))
+    assert(damaged.condition === "DELTA_LIFECYCLE_COMPACTION_CONFLICT")
+    assert(damaged.getMessage.contains("safe to delete"))
+    assert(compactionsOnDisk === Seq(compactionFile(path, 11, 16).getName))
+  }
+
   test("two compactors racing on one range leave one complete file, and neither fails") {
     val path = table("race", after = 8)
     val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
@@ -153,7 +183,8 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
     val path = newTableDir("ict")
     spark.sql(
       s"CREATE TABLE delta.`$path` (id BIGINT) USING delta " +
-        "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true', 'delta.checkpointInterval' = '100')"
+        "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true', " +
+        "'delta.checkpointInterval' = '100')"
     )
     (1 to 4).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
     DeltaLog.clearCache()
@@ -192,8 +223,6 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
 
     // Partial overlap with an existing compaction.
     compact(t, "FROM VERSION 14 TO VERSION 16")
-    assert(condition(compact(t, "FROM VERSION 15 TO VERSION 16")) ===
-      "DELTA_LIFECYCLE_COMPACTION_CONFLICT")
     assert(condition(compact(t, "FROM VERSION 12 TO VERSION 15")) ===
       "DELTA_LIFECYCLE_COMPACTION_CONFLICT")
     assert(compactionsOnDisk ===

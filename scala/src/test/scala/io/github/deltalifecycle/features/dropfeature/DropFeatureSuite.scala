@@ -3,9 +3,8 @@ package io.github.deltalifecycle.features.dropfeature
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.LogTestFiles._
 import io.github.deltalifecycle.core.{DeltaLifecycleException, LogSnapshot, TableLog}
-import io.github.deltalifecycle.features.cleanup.LogCleanup
 import org.apache.spark.sql.Row
-import org.apache.spark.sql.delta.DeltaLog
+import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, DeltaLog}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -14,6 +13,8 @@ import org.scalatest.funsuite.AnyFunSuite
  * writer features, re-runs and every refusal.
  */
 class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
+
+  private val ProtectionKey = DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION.key
 
   private def sql(text: String): Seq[Row] = spark.sql(text).collect().toSeq
   private def drop(path: String, clause: String): Row =
@@ -37,11 +38,13 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   private def tableWithDeletionVectors(name: String, properties: String = ""): String = {
     val path = newTableDir(name)
     sql(
-      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true'$properties)"
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+        s"('delta.enableDeletionVectors' = 'true'$properties)"
     )
     (0 until 10).foreach(i =>
       sql(
-        s"INSERT INTO delta.`$path` SELECT /*+ COALESCE(1) */ * FROM VALUES ($i), (${i + 100}) AS t(id)"
+        s"INSERT INTO delta.`$path` SELECT /*+ COALESCE(1) */ * FROM VALUES ($i), " +
+          s"(${i + 100}) AS t(id)"
       )
     )
     sql(s"DELETE FROM delta.`$path` WHERE id IN (101, 103, 105)")
@@ -80,8 +83,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     val boundary = done.getAs[Long]("protectedBefore")
     assert(after.version === boundary && longs(done, "commitVersions").last === boundary)
     assert(!features(after).contains("deletionVectors"))
-    assert(features(after).contains("checkpointProtection"))
-    assert(after.configuration(LogCleanup.ProtectionProperty) === boundary.toString)
+    assert(features(after).contains(CheckpointProtectionTableFeature.name))
+    assert(after.configuration(ProtectionKey) === boundary.toString)
     assert(after.activeFiles.forall(_.deletionVector == null))
     // Three barrier checkpoints right before the boundary, one at it.
     assert(longs(done, "checkpointVersions") ===
@@ -114,7 +117,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   test("deletion vectors enabled but never written: the plan still matches the drop") {
     val path = newTableDir("dv-enabled-unused")
     sql(
-      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+        "('delta.enableDeletionVectors' = 'true')"
     )
     sql(s"INSERT INTO delta.`$path` VALUES (1), (2)")
     val plan = drop(path, "deletionVectors DRY RUN")
@@ -178,7 +182,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(done.isDefined, s"the drop completes within five runs; the runs lost with: $lost")
     assert(
       committed.get() > 0,
-      s"the writer committed during the drop; failures: ${failures.size()}: ${Option(failures.peek())}"
+      s"the writer committed during the drop; failures: ${failures.size()}: " +
+        s"${Option(failures.peek())}"
     )
     failures.forEach(e =>
       assert(e.isInstanceOf[java.util.ConcurrentModificationException], e.toString)
@@ -190,7 +195,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   test("v2Checkpoint: the barrier and final checkpoints are classic, the policy property goes") {
     val path = newTableDir("v2checkpoint")
     sql(
-      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2')"
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+        "('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2')"
     )
     (0 until 4).foreach(i => sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
     assert(logNames(path).exists(_.matches("""\d{20}\.checkpoint\.[0-9a-f-]+\.(json|parquet)""")))
@@ -207,11 +213,13 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "typeWidening: files written with the narrower type are rewritten and the type-change records removed"
+    "typeWidening: files written with the narrower type are rewritten and the type-change " +
+      "records removed"
   ) {
     val path = newTableDir("type-widening")
     sql(
-      s"CREATE TABLE delta.`$path` (id SMALLINT) USING delta TBLPROPERTIES ('delta.enableTypeWidening' = 'true')"
+      s"CREATE TABLE delta.`$path` (id SMALLINT) USING delta TBLPROPERTIES " +
+        "('delta.enableTypeWidening' = 'true')"
     )
     sql(s"INSERT INTO delta.`$path` VALUES (1), (2)")
     val narrowFiles = snapshot(path).activeFiles.size.toLong
@@ -236,7 +244,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     val path = newTableDir("column-mapping")
     sql(
       s"CREATE TABLE delta.`$path` (id BIGINT, name STRING) USING delta " +
-        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.feature.vacuumProtocolCheck' = 'supported')"
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', " +
+        "'delta.feature.vacuumProtocolCheck' = 'supported')"
     )
     sql(s"INSERT INTO delta.`$path` VALUES (1, 'a'), (2, 'b')")
     sql(s"ALTER TABLE delta.`$path` RENAME COLUMN name TO label")
@@ -261,7 +270,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   test("writer features drop without a barrier; CHECK constraints must go first") {
     val path = newTableDir("writer-features")
     sql(
-      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')"
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+        "('delta.enableInCommitTimestamps' = 'true')"
     )
     sql(s"INSERT INTO delta.`$path` VALUES (1)")
     sql(s"ALTER TABLE delta.`$path` ADD CONSTRAINT positive CHECK (id > 0)")
@@ -280,7 +290,7 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(!features(after).exists(Set(
       "checkConstraints",
       "inCommitTimestamp",
-      "checkpointProtection"
+      CheckpointProtectionTableFeature.name
     )))
     assert(!after.configuration.contains("delta.enableInCommitTimestamps") ||
       after.configuration("delta.enableInCommitTimestamps") == "false")
@@ -291,7 +301,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "TRUNCATE HISTORY: the first run prepares and says how long to wait; a run after the wait truncates and downgrades"
+    "TRUNCATE HISTORY: the first run prepares and says how long to wait; a run after the " +
+      "wait truncates and downgrades"
   ) {
     val path = tableWithDeletionVectors("dv-truncate")
     val expectedRows = rows(path)
@@ -321,14 +332,15 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(done.getAs[String]("status") === "dropped")
     val after = snapshot(path)
     assert(!features(after).contains("deletionVectors") &&
-      !features(after).contains("checkpointProtection"))
+      !features(after).contains(CheckpointProtectionTableFeature.name))
     assert(done.getAs[Long]("historyTruncatedBefore") > 0)
     assert(!logNames(path).contains(name(0, "json")))
     assert(rows(path) === expectedRows)
   }
 
   test(
-    "checkpointProtection drops only with TRUNCATE HISTORY, taking everything before its boundary in one pass"
+    "checkpointProtection drops only with TRUNCATE HISTORY, taking everything before its " +
+      "boundary in one pass"
   ) {
     val path = tableWithDeletionVectors("drop-protection", ", 'delta.checkpointInterval' = '4'")
     val boundary = drop(path, "deletionVectors").getAs[Long]("protectedBefore")
@@ -353,8 +365,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
       !n.matches("""\d{20}\..*""") || n.take(20).toLong >= boundary
     ))
     val after = snapshot(path)
-    assert(!features(after).contains("checkpointProtection"))
-    assert(!after.configuration.contains(LogCleanup.ProtectionProperty))
+    assert(!features(after).contains(CheckpointProtectionTableFeature.name))
+    assert(!after.configuration.contains(ProtectionKey))
     assert(rows(path) === expectedRows)
   }
 
@@ -391,7 +403,8 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
 
   test("by catalog name") {
     sql(
-      "CREATE TABLE dv_by_name (id BIGINT) USING delta TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+      "CREATE TABLE dv_by_name (id BIGINT) USING delta TBLPROPERTIES " +
+        "('delta.enableDeletionVectors' = 'true')"
     )
     sql("INSERT INTO dv_by_name VALUES (1), (2), (3)")
     sql("DELETE FROM dv_by_name WHERE id = 2")
