@@ -61,7 +61,7 @@ fmt:
 # scalafmt does not split string literals or comments, so the column limit is checked apart.
 fmt-check:
 	$(SBT) scalafmtCheckAll scalafmtSbtCheck
-	@long=$$(git ls-files '*.scala' '*.sbt' | xargs awk 'length > 100 { print FILENAME ":" FNR }'); \
+	@long=$$(git ls-files '*.scala' '*.sbt' | LC_ALL=C.UTF-8 xargs grep -nE '^.{101,}' || true); \
 	if [ -n "$$long" ]; then echo "Lines over 100 columns:"; echo "$$long"; exit 1; fi
 
 test: install fmt-check

@@ -4,11 +4,11 @@ import java.nio.file.FileAlreadyExistsException
 
 import scala.util.control.NonFatal
 
-import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.DeltaConfigs
 import org.apache.spark.sql.delta.actions.{Action, AddFile, CommitInfo, Metadata, Protocol}
 import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.JsonUtils
+import org.apache.spark.sql.delta.util.FileNames
 
 /**
  * Commits protocol and metadata actions to a table's log without delta-spark's transactions, for
@@ -68,7 +68,7 @@ object LogCommitter {
       txnId = Some(java.util.UUID.randomUUID().toString),
       lastManifestCommit = None
     )
-    val target = new Path(log.logPath, LogFiles.commitFileName(version))
+    val target = FileNames.unsafeDeltaFile(log.logPath, version)
     try store.write(
         target,
         (commitInfo +: actions).iterator.map(_.json),

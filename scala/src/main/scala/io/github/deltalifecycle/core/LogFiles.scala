@@ -50,7 +50,6 @@ final case class LogCheckpoint(
  */
 object LogFiles {
   val LogDirName = "_delta_log"
-  val SidecarDirName: String = FileNames.SIDECAR_SUBDIR
 
   /** Classifies a listed file; None for files that are not part of the log protocol. */
   def classify(status: FileStatus): Option[LogFile] = status match {
@@ -89,15 +88,4 @@ object LogFiles {
   }
 
   def logPath(tablePath: Path): Path = new Path(tablePath, LogDirName)
-
-  def commitFileName(version: Long): String =
-    FileNames.unsafeDeltaFile(RelativeLog, version).getName
-
-  def compactionFileName(start: Long, end: Long): String =
-    FileNames.compactedDeltaFile(RelativeLog, start, end).getName
-
-  def isCommitFileName(name: String): Boolean = FileNames.isDeltaFile(new Path(RelativeLog, name))
-
-  // FileNames builds paths inside a log directory; only their names are used here.
-  private val RelativeLog = new Path(LogDirName)
 }

@@ -8,6 +8,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.VersionChecksum
 import org.apache.spark.sql.delta.actions.{Action, Metadata, Protocol, SidecarFile}
 import org.apache.spark.sql.delta.util.JsonUtils
+import org.apache.spark.sql.delta.util.FileNames
 
 /**
  * The Delta log of one table, read by this project's own core: listing, snapshot reconstruction at
@@ -188,7 +189,7 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
 
   private def sidecarPath(sidecar: SidecarFile): Path = {
     val p = new Path(new java.net.URI(sidecar.path))
-    if (p.isAbsolute) p else new Path(new Path(logPath, LogFiles.SidecarDirName), p)
+    if (p.isAbsolute) p else new Path(FileNames.sidecarDirPath(logPath), p)
   }
 
   private def actionColumn(action: Action): String = action.wrap match {

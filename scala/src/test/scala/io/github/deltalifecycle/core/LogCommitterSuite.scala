@@ -3,8 +3,10 @@ package io.github.deltalifecycle.core
 import java.io.File
 
 import io.github.deltalifecycle.LifecycleSparkSession
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.delta.util.FileNames
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -67,7 +69,7 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
 
   test("a stale read version is a typed conflict, and the existing commit is untouched") {
     val (path, log) = table("conflict")
-    val commit2 = new File(path, "_delta_log/" + LogFiles.commitFileName(2))
+    val commit2 = new File(FileNames.unsafeDeltaFile(new Path(path, "_delta_log"), 2).toUri)
     val bytes = java.nio.file.Files.readAllBytes(commit2.toPath)
     val e = intercept[DeltaLifecycleException] {
       LogCommitter.commit(
@@ -81,6 +83,6 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
     }
     assert(e.condition === "DELTA_LIFECYCLE_CONCURRENT_COMMIT")
     assert(java.util.Arrays.equals(java.nio.file.Files.readAllBytes(commit2.toPath), bytes))
-    assert(!new File(path, "_delta_log/" + LogFiles.commitFileName(3)).exists())
+    assert(!new File(FileNames.unsafeDeltaFile(new Path(path, "_delta_log"), 3).toUri).exists())
   }
 }

@@ -5,6 +5,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.SparkConf
 import org.apache.spark.sql.delta.storage.{DelegatingLogStore, LogStore}
+import org.apache.spark.sql.delta.util.FileNames
 
 /**
  * delta-spark's default LogStore (which picks the store for each URI scheme, honouring
@@ -53,7 +54,7 @@ class CommitObservingLogStore(sparkConf: SparkConf, hadoopConf: Configuration) e
   // A commit is a put-if-absent of `<version>.json` directly in a `_delta_log` directory.
   private def observe(path: Path, overwrite: Boolean, conf: Configuration): Unit =
     if (
-      !overwrite && LogFiles.isCommitFileName(path.getName) &&
+      !overwrite && FileNames.isDeltaFile(path) &&
       path.getParent.getName == LogFiles.LogDirName
     ) {
       LogMaintenance.onCommit(path, delegate, conf)

@@ -14,6 +14,7 @@ import org.apache.spark.sql.delta.actions.{
   SetTransaction
 }
 import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.delta.util.FileNames
 
 /** What compacting one range of commits did. */
 final case class CompactionOutcome(
@@ -92,7 +93,7 @@ object LogCompaction extends Logging {
       case Some(existing) => return alreadyThere(log, existing.status.getPath, start, end)
       case None => refusePartialOverlap(listing, start, end)
     }
-    val target = new Path(log.logPath, LogFiles.compactionFileName(start, end))
+    val target = FileNames.compactedDeltaFile(log.logPath, start, end)
     // Every protocol in force in the range must be supported: the one at `end`, and every
     // protocol action in the range (checked while reconciling) covers the one before it too.
     val endProtocol = protocolAtEnd.getOrElse(log.protocolAndMetadataAt(end, listing)._1)
@@ -211,7 +212,7 @@ object LogCompaction extends Logging {
           "compaction again"
       )
     }
-    val exact = file.getName == LogFiles.compactionFileName(start, end)
+    val exact = file.getName == FileNames.compactedDeltaFile(log.logPath, start, end).getName
     CompactionOutcome(
       start,
       end,

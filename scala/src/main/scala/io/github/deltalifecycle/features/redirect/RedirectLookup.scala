@@ -2,11 +2,12 @@ package io.github.deltalifecycle.features.redirect
 
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogFiles, LogListing, TableLog}
+import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogListing, TableLog}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
 import org.apache.spark.sql.delta.actions.{AddCDCFile, AddFile, Metadata, Protocol, RemoveFile}
+import org.apache.spark.sql.delta.util.FileNames
 
 /** The redirect facts of one table location at its latest version. */
 final case class RedirectInfo(
@@ -89,10 +90,8 @@ object RedirectLookup {
    */
   private def stillLatest(log: TableLog): Option[Option[RedirectInfo]] =
     Option(latestFacts.get(log.tablePath.toString)).flatMap { case (version, stamp, info) =>
-      def status(v: Long) = scala.util.Try(log.fs.getFileStatus(new Path(
-        log.logPath,
-        LogFiles.commitFileName(v)
-      ))).toOption
+      def status(v: Long) =
+        scala.util.Try(log.fs.getFileStatus(FileNames.unsafeDeltaFile(log.logPath, v))).toOption
       val unchanged = stamp.isDefined &&
         status(version).map(s => (s.getModificationTime, s.getLen)) == stamp
       if (unchanged && status(version + 1).isEmpty) Some(info) else None

@@ -16,6 +16,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog, TableInfo}
 import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.deltalifecycle.SparkInternals
+import org.apache.spark.sql.delta.util.FileNames
 
 /**
  * Where SET REDIRECT points: a location, or a table in the session catalog (created by the
@@ -316,7 +317,7 @@ final class SetRedirect(
     val checkpoints =
       listing.checkpoints.filter(_.version <= version).flatMap(_.files.map(_.status))
     val fs = log.fs
-    val sidecarDir = new Path(log.logPath, LogFiles.SidecarDirName)
+    val sidecarDir = FileNames.sidecarDirPath(log.logPath)
     val sidecars =
       if (fs.exists(sidecarDir)) fs.listStatus(sidecarDir).toSeq.filter(_.isFile) else Nil
     val lastCheckpoint =
