@@ -18,3 +18,26 @@ def test_mypy_strict() -> None:
         timeout=600,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_one_docstring_style() -> None:
+    """numpy-style sections (Parameters, Returns, Raises, Attributes, Examples) throughout:
+    no reST field lists, no ``Example::`` blocks, and every doctest under an Examples
+    heading."""
+    import ast
+    import re
+
+    for source in sorted((REPO_ROOT / "python" / "delta_lifecycle").glob("*.py")):
+        tree = ast.parse(source.read_text())
+        nodes = [tree] + [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        ]
+        for node in nodes:
+            doc = ast.get_docstring(node, clean=False) or ""
+            where = f"{source.name}:{getattr(node, 'name', '<module>')}"
+            assert not re.search(r"^\s*:(param|type|return|rtype|raises)\b", doc, re.M), where
+            assert "Example::" not in doc, where
+            if ">>>" in doc:
+                assert re.search(r"^\s*Examples\n\s*--------$", doc, re.M), where

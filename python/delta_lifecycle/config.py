@@ -46,6 +46,8 @@ def jar_path() -> str:
     Raises ``FileNotFoundError`` when the package was installed without the jar (for
     example from a checkout where ``make jar`` has not run yet).
 
+    Examples
+    --------
     >>> jar_path()  # doctest: +SKIP
     '/.../site-packages/delta_lifecycle/jars/delta-lifecycle_4.2_2.13-0.1.0.jar'
     """
@@ -69,6 +71,8 @@ def ivy_settings_path() -> str:
     artifact. :func:`configure_spark` uses this file unless ``spark.jars.ivySettings`` is
     already set.
 
+    Examples
+    --------
     >>> ivy_settings_path()  # doctest: +SKIP
     '/.../site-packages/delta_lifecycle/ivysettings.xml'
     """
@@ -81,6 +85,8 @@ def maven_coordinate() -> str:
     Use it with ``spark-submit --packages`` (or ``spark.jars.packages``) where the jar is
     published, instead of shipping the bundled file.
 
+    Examples
+    --------
     >>> maven_coordinate()
     'io.github.deltalifecycle:delta-lifecycle_4.2_2.13:0.1.0'
     """
@@ -93,6 +99,8 @@ def delta_maven_coordinate() -> str:
     Computed the way delta-spark's ``configure_spark_with_delta_pip`` does: the artifact
     name carries pyspark's ``major.minor`` line, the version is the installed delta-spark's.
 
+    Examples
+    --------
     >>> delta_maven_coordinate()
     'io.delta:delta-spark_4.2_2.13:4.4.0'
     """

@@ -329,6 +329,8 @@ def convert_exception(error: BaseException) -> Optional[DeltaLifecycleError]:
     Returns ``None`` when ``error`` is not a PySpark exception whose condition starts with
     ``DELTA_LIFECYCLE_``; the caller should then re-raise the original exception.
 
+    Examples
+    --------
     >>> try:
     ...     spark.sql("DESCRIBE PROTOCOL HISTORY nope.nothing").collect()
     ... except Exception as e:
@@ -352,6 +354,8 @@ def translate_errors() -> Iterator[None]:
     The typed error is raised ``from`` the PySpark exception, so the JVM stack trace stays
     reachable through ``__cause__``. Other exceptions are not touched.
 
+    Examples
+    --------
     >>> with translate_errors():
     ...     spark.sql("DESCRIBE PROTOCOL HISTORY delta.`/no/such/path`").collect()
     Traceback (most recent call last):

@@ -177,8 +177,8 @@ class ProtocolVersion:
         The table property ``delta.requireCheckpointProtectionBeforeVersion`` at this
         version, or ``None`` when it is not set.
 
-    Example
-    -------
+    Examples
+    --------
     >>> history = LifecycleTable.for_path(spark, "/data/events").protocol_history()
     >>> [(v.version, v.min_reader_version, v.min_writer_version) for v in history]
     [(0, 1, 2), (1, 1, 2), (2, 3, 7)]
@@ -204,6 +204,8 @@ class ProtocolVersion:
         Raises ``ValueError`` when the row lacks one of the statement's columns, which
         means the jar on the JVM does not match this Python package.
 
+        Examples
+        --------
         >>> rows = spark.sql("DESCRIBE PROTOCOL HISTORY delta.`/data/events`").collect()
         >>> ProtocolVersion.from_row(rows[0]).version
         0
@@ -254,8 +256,8 @@ class CompactionResult:
     input_bytes:
         Total size of the commit files the compaction stands in for.
 
-    Example
-    -------
+    Examples
+    --------
     >>> result = LifecycleTable.for_path(spark, "/data/events").compact_log()
     >>> result.status, result.start_version, result.end_version
     ('written', 101, 110)
@@ -283,6 +285,8 @@ class CompactionResult:
         ``status`` outside :data:`CompactionStatus`, which means the jar on the JVM does not
         match this Python package.
 
+        Examples
+        --------
         >>> rows = spark.sql("ALTER TABLE delta.`/data/events` COMPACT LOG").collect()
         >>> CompactionResult.from_row(rows[0]).status
         'written'
@@ -321,8 +325,8 @@ class CleanedLogFile:
     reason:
         Why the file was kept (checkpoint protection), else ``None``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> plan = LifecycleTable.for_path(spark, "/data/events").clean_log(24, dry_run=True)
     >>> [(f.kind, f.version, f.action) for f in plan.files][:2]
     [('commit', 0, 'to delete'), ('commit', 1, 'to delete')]
@@ -346,6 +350,8 @@ class CleanedLogFile:
 
         Raises ``ValueError`` when the row lacks one of the statement's columns.
 
+        Examples
+        --------
         >>> rows = spark.sql("ALTER TABLE delta.`/data/events` CLEAN LOG DRY RUN").collect()
         >>> CleanedLogFile.from_row(rows[0]).kind
         'commit'
@@ -373,8 +379,8 @@ class CleanupResult:
         Every expired log file, in deletion order (commits, checksums, compactions,
         checkpoints), including those checkpoint protection keeps.
 
-    Example
-    -------
+    Examples
+    --------
     >>> plan = LifecycleTable.for_path(spark, "/data/events").clean_log(168, dry_run=True)
     >>> len(plan.deleted), plan.bytes_deleted, [f.reason for f in plan.kept]
     (42, 81234, [])
@@ -405,6 +411,8 @@ class CleanupResult:
         ``dry_run`` says whether the statement had ``DRY RUN``; the rows alone cannot tell
         when there are none.
 
+        Examples
+        --------
         >>> sql = "ALTER TABLE delta.`/data/events` CLEAN LOG RETAIN 24 HOURS DRY RUN"
         >>> CleanupResult.from_rows(spark.sql(sql).collect(), dry_run=True).dry_run
         True
@@ -442,8 +450,8 @@ class DropFeatureResult:
     steps:
         One line per step, in order.
 
-    Example
-    -------
+    Examples
+    --------
     >>> plan = LifecycleTable.for_path(spark, "/data/events").drop_feature(
     ...     "deletionVectors", dry_run=True)
     >>> plan.status, plan.files_rewritten, plan.readable_without_feature_from
@@ -474,6 +482,8 @@ class DropFeatureResult:
         Raises ``ValueError`` when the row lacks one of the statement's columns, or has a
         ``mode`` or ``status`` outside :data:`DropMode` or :data:`DropStatus`.
 
+        Examples
+        --------
         >>> rows = spark.sql(
         ...     "ALTER TABLE delta.`/data/events` DROP FEATURE deletionVectors DRY RUN").collect()
         >>> DropFeatureResult.from_row(rows[0]).mode
@@ -529,8 +539,8 @@ class RedirectStatus:
     steps:
         One line per step, in order.
 
-    Example
-    -------
+    Examples
+    --------
     >>> status = LifecycleTable.for_path(spark, "/data/events").set_redirect("/new/events")
     >>> status.state, status.destination
     ('READY', 'file:/new/events')
@@ -561,6 +571,8 @@ class RedirectStatus:
         Raises ``ValueError`` when the row lacks one of the statement's columns, or has a
         ``mode`` outside :data:`RedirectMode`.
 
+        Examples
+        --------
         >>> row = spark.sql("DESCRIBE REDIRECT delta.`/data/events`").collect()[0]
         >>> RedirectStatus.from_row(row).state
         'READY'

@@ -29,6 +29,8 @@ def quote_path(path: str) -> str:
 
     Backticks inside the path are doubled, as Spark SQL's quoting rules require.
 
+    Examples
+    --------
     >>> quote_path("/data/events")
     'delta.`/data/events`'
     >>> quote_path("/data/odd`name")
@@ -48,21 +50,24 @@ class LifecycleTable:
     extension (see :func:`delta_lifecycle.configure_spark`). Errors raised by the extension
     surface as :mod:`delta_lifecycle.errors` exceptions.
 
-    Example::
-
-        from delta_lifecycle import LifecycleTable
-
-        table = LifecycleTable.for_path(spark, "/data/events")
-        # or: table = LifecycleTable.for_name(spark, "sales.events")
-        for v in table.protocol_history():
-            print(v.version, v.min_reader_version, v.min_writer_version, v.writer_features)
+    Examples
+    --------
+    >>> from delta_lifecycle import LifecycleTable
+    >>> table = LifecycleTable.for_path(spark, "/data/events")
+    >>> # or: table = LifecycleTable.for_name(spark, "sales.events")
+    >>> for v in table.protocol_history():
+    ...     print(v.version, v.min_reader_version, v.min_writer_version, v.writer_features)
     """
 
     def __init__(self, spark: "AnySparkSession", identifier: str) -> None:
         """Use :meth:`for_path` or :meth:`for_name` instead.
 
-        :param spark: the session that runs the statements.
-        :param identifier: the table as it appears in SQL, already quoted where needed.
+        Parameters
+        ----------
+        spark:
+            the session that runs the statements.
+        identifier:
+            the table as it appears in SQL, already quoted where needed.
         """
         self._spark = spark
         self._identifier = identifier
@@ -75,14 +80,21 @@ class LifecycleTable:
         Nothing is read until a method runs, so an invalid path fails there, with
         :class:`~delta_lifecycle.errors.NotADeltaTableError`.
 
-        :param spark: a session configured with :func:`delta_lifecycle.configure_spark`,
-            classic or Spark Connect.
-        :param path: the table's root directory (the parent of ``_delta_log``).
-        :return: the table.
+        Parameters
+        ----------
+        spark:
+            a session configured with :func:`delta_lifecycle.configure_spark`, classic or
+            Spark Connect.
+        path:
+            the table's root directory (the parent of ``_delta_log``).
 
-        Example::
+        Returns
+        -------
+        the table.
 
-            table = LifecycleTable.for_path(spark, "/data/events")
+        Examples
+        --------
+        >>> table = LifecycleTable.for_path(spark, "/data/events")
         """
         return cls(spark, quote_path(path))
 
@@ -96,14 +108,21 @@ class LifecycleTable:
         runs, with :class:`~delta_lifecycle.errors.TableNotFoundError`; non-Delta tables with
         :class:`~delta_lifecycle.errors.NotDeltaProviderError`.
 
-        :param spark: a session configured with :func:`delta_lifecycle.configure_spark`,
-            classic or Spark Connect.
-        :param name: the table's name in the session catalog.
-        :return: the table.
+        Parameters
+        ----------
+        spark:
+            a session configured with :func:`delta_lifecycle.configure_spark`, classic or
+            Spark Connect.
+        name:
+            the table's name in the session catalog.
 
-        Example::
+        Returns
+        -------
+        the table.
 
-            table = LifecycleTable.for_name(spark, "sales.events")
+        Examples
+        --------
+        >>> table = LifecycleTable.for_name(spark, "sales.events")
         """
         if not name.strip():
             raise ValueError("The table name is empty")
@@ -124,17 +143,23 @@ class LifecycleTable:
         log still holds every commit, otherwise at the oldest checkpoint that the commits
         after it continue without a gap.
 
-        :return: one :class:`~delta_lifecycle.results.ProtocolVersion` per version.
-        :raises delta_lifecycle.errors.DeltaLifecycleError: the table cannot be resolved or
-            its log cannot be read (see the subclasses in :mod:`delta_lifecycle.errors`).
+        Returns
+        -------
+        one :class:`~delta_lifecycle.results.ProtocolVersion` per version.
 
-        Example::
+        Raises
+        ------
+        delta_lifecycle.errors.DeltaLifecycleError:
+            the table cannot be resolved or its log cannot be read (see the subclasses in
+            :mod:`delta_lifecycle.errors`).
 
-            history = LifecycleTable.for_path(spark, "/data/events").protocol_history()
-            upgrades = [v.version for prev, v in zip(history, history[1:])
-                        if (v.min_reader_version, v.min_writer_version, v.writer_features)
-                        != (prev.min_reader_version, prev.min_writer_version,
-                            prev.writer_features)]
+        Examples
+        --------
+        >>> history = LifecycleTable.for_path(spark, "/data/events").protocol_history()
+        >>> upgrades = [v.version for prev, v in zip(history, history[1:])
+        ...             if (v.min_reader_version, v.min_writer_version, v.writer_features)
+        ...             != (prev.min_reader_version, prev.min_writer_version,
+        ...                 prev.writer_features)]
         """
         with translate_errors():
             rows = self._sql(f"DESCRIBE PROTOCOL HISTORY {self._identifier}").collect()
@@ -151,25 +176,39 @@ class LifecycleTable:
         range, the commits since the last checkpoint or compaction are compacted. The file
         is written once (put-if-absent) and never overwritten.
 
-        :param start: first version of the range; give both ``start`` and ``end`` or neither.
-        :param end: last version of the range (greater than ``start``).
-        :return: what was written, see :class:`~delta_lifecycle.results.CompactionResult`.
-        :raises ValueError: only one of ``start`` and ``end``, or a negative or non-integer
-            version; raised before any SQL runs.
-        :raises delta_lifecycle.errors.InvalidCompactionRangeError: a range of fewer than two
-            versions, past the latest version, or over commits no longer in the log.
-        :raises delta_lifecycle.errors.CompactionConflictError: a damaged file of that name
-            exists, or the range partly overlaps an existing compaction.
-        :raises delta_lifecycle.errors.UnsupportedProtocolError: the range uses a feature
-            this client does not support.
-        :raises delta_lifecycle.errors.DeltaLifecycleError: the table cannot be resolved or
-            its log cannot be read (see the subclasses in :mod:`delta_lifecycle.errors`).
+        Parameters
+        ----------
+        start:
+            first version of the range; give both ``start`` and ``end`` or neither.
+        end:
+            last version of the range (greater than ``start``).
 
-        Example::
+        Returns
+        -------
+        what was written, see :class:`~delta_lifecycle.results.CompactionResult`.
 
-            table = LifecycleTable.for_path(spark, "/data/events")
-            table.compact_log()              # the commits since the last checkpoint
-            table.compact_log(101, 110)      # an explicit range
+        Raises
+        ------
+        ValueError:
+            only one of ``start`` and ``end``, or a negative or non-integer version; raised
+            before any SQL runs.
+        delta_lifecycle.errors.InvalidCompactionRangeError:
+            a range of fewer than two versions, past the latest version, or over commits no
+            longer in the log.
+        delta_lifecycle.errors.CompactionConflictError:
+            a damaged file of that name exists, or the range partly overlaps an existing
+            compaction.
+        delta_lifecycle.errors.UnsupportedProtocolError:
+            the range uses a feature this client does not support.
+        delta_lifecycle.errors.DeltaLifecycleError:
+            the table cannot be resolved or its log cannot be read (see the subclasses in
+            :mod:`delta_lifecycle.errors`).
+
+        Examples
+        --------
+        >>> table = LifecycleTable.for_path(spark, "/data/events")
+        >>> table.compact_log()              # the commits since the last checkpoint
+        >>> table.compact_log(101, 110)      # an explicit range
         """
         if (start is None) != (end is None):
             raise ValueError("Give both start and end, or neither")
@@ -191,24 +230,35 @@ class LifecycleTable:
         ``delta.requireCheckpointProtectionBeforeVersion`` stay unless the cleanup reaches
         that version in one pass; the kept files come back with a reason.
 
-        :param retain_hours: keep this many hours of history; ``None`` uses the table's
+        Parameters
+        ----------
+        retain_hours:
+            keep this many hours of history; ``None`` uses the table's
             ``delta.logRetentionDuration`` (30 days by default).
-        :param dry_run: return the plan and delete nothing.
-        :return: every expired file and what happened to it, see
-            :class:`~delta_lifecycle.results.CleanupResult`.
-        :raises ValueError: a negative or non-integer ``retain_hours``; raised before any
-            SQL runs.
-        :raises delta_lifecycle.errors.InvalidArgumentError: the table's
-            ``delta.logRetentionDuration`` is negative.
-        :raises delta_lifecycle.errors.DeltaLifecycleError: the table cannot be resolved or
-            its log cannot be read (see the subclasses in :mod:`delta_lifecycle.errors`).
+        dry_run:
+            return the plan and delete nothing.
 
-        Example::
+        Returns
+        -------
+        every expired file and what happened to it, see
+        :class:`~delta_lifecycle.results.CleanupResult`.
 
-            table = LifecycleTable.for_name(spark, "sales.events")
-            plan = table.clean_log(retain_hours=168, dry_run=True)
-            print(len(plan.deleted), plan.bytes_deleted)
-            table.clean_log(retain_hours=168)
+        Raises
+        ------
+        ValueError:
+            a negative or non-integer ``retain_hours``; raised before any SQL runs.
+        delta_lifecycle.errors.InvalidArgumentError:
+            the table's ``delta.logRetentionDuration`` is negative.
+        delta_lifecycle.errors.DeltaLifecycleError:
+            the table cannot be resolved or its log cannot be read (see the subclasses in
+            :mod:`delta_lifecycle.errors`).
+
+        Examples
+        --------
+        >>> table = LifecycleTable.for_name(spark, "sales.events")
+        >>> plan = table.clean_log(retain_hours=168, dry_run=True)
+        >>> print(len(plan.deleted), plan.bytes_deleted)
+        >>> table.clean_log(retain_hours=168)
         """
         statement = f"ALTER TABLE {self._identifier} CLEAN LOG"
         if retain_hours is not None:
@@ -237,24 +287,40 @@ class LifecycleTable:
         ``delta.dropFeatureTruncateHistory.retentionDuration`` and downgrades.
         ``checkpointProtection`` itself can only be dropped this way.
 
-        :param feature: the feature's protocol name, e.g. ``"deletionVectors"``,
-            ``"typeWidening"``, ``"v2Checkpoint"``.
-        :param truncate_history: use the history-truncating flow.
-        :param dry_run: change nothing and return the plan.
-        :return: see :class:`~delta_lifecycle.results.DropFeatureResult`.
-        :raises ValueError: an empty or non-string ``feature``; raised before any SQL runs.
-        :raises delta_lifecycle.errors.UnknownFeatureError: not a droppable feature.
-        :raises delta_lifecycle.errors.FeatureNotPresentError: the protocol lacks it.
-        :raises delta_lifecycle.errors.DependentFeatureError: another feature needs it.
-        :raises delta_lifecycle.errors.DropFeatureWaitError: history truncation must wait.
+        Parameters
+        ----------
+        feature:
+            the feature's protocol name, e.g. ``"deletionVectors"``, ``"typeWidening"``,
+            ``"v2Checkpoint"``.
+        truncate_history:
+            use the history-truncating flow.
+        dry_run:
+            change nothing and return the plan.
 
-        Example::
+        Returns
+        -------
+        see :class:`~delta_lifecycle.results.DropFeatureResult`.
 
-            table = LifecycleTable.for_name(spark, "sales.events")
-            plan = table.drop_feature("deletionVectors", dry_run=True)
-            print(plan.files_rewritten, plan.commit_versions)
-            done = table.drop_feature("deletionVectors")
-            print(done.readable_without_feature_from)
+        Raises
+        ------
+        ValueError:
+            an empty or non-string ``feature``; raised before any SQL runs.
+        delta_lifecycle.errors.UnknownFeatureError:
+            not a droppable feature.
+        delta_lifecycle.errors.FeatureNotPresentError:
+            the protocol lacks it.
+        delta_lifecycle.errors.DependentFeatureError:
+            another feature needs it.
+        delta_lifecycle.errors.DropFeatureWaitError:
+            history truncation must wait.
+
+        Examples
+        --------
+        >>> table = LifecycleTable.for_name(spark, "sales.events")
+        >>> plan = table.drop_feature("deletionVectors", dry_run=True)
+        >>> print(plan.files_rewritten, plan.commit_versions)
+        >>> done = table.drop_feature("deletionVectors")
+        >>> print(done.readable_without_feature_from)
         """
         statement = f"ALTER TABLE {self._identifier} DROP FEATURE {_feature_literal(feature)}"
         if truncate_history:
@@ -281,24 +347,40 @@ class LifecycleTable:
         read and write by name or path in a session with this extension goes to the
         destination. Re-running the same call after a crash resumes the copy.
 
-        :param location: the destination location (any Hadoop file system URI); it must be
-            absent or empty. Give exactly one of ``location`` and ``table``.
-        :param mode: ``"reader_writer"`` (legacy clients can neither read nor write the
-            source) or ``"writer_only"`` (they can still read it, as it was).
-        :param no_redirect_rules: ``(application name, operations)`` pairs: sessions of that
-            application keep reading (and running those operations on) the source.
-        :param table: a session catalog table name to create at the default location.
-        :return: see :class:`~delta_lifecycle.results.RedirectStatus`.
-        :raises ValueError: bad arguments; raised before any SQL runs.
-        :raises delta_lifecycle.errors.RedirectDestinationNotEmptyError: the target has data.
-        :raises delta_lifecycle.errors.RedirectLocationNotAllowedError: outside the allowed prefixes.
-        :raises delta_lifecycle.errors.RedirectStateError: already redirected elsewhere.
+        Parameters
+        ----------
+        location:
+            the destination location (any Hadoop file system URI); it must be absent or
+            empty. Give exactly one of ``location`` and ``table``.
+        mode:
+            ``"reader_writer"`` (legacy clients can neither read nor write the source) or
+            ``"writer_only"`` (they can still read it, as it was).
+        no_redirect_rules:
+            ``(application name, operations)`` pairs: sessions of that application keep
+            reading (and running those operations on) the source.
+        table:
+            a session catalog table name to create at the default location.
 
-        Example::
+        Returns
+        -------
+        see :class:`~delta_lifecycle.results.RedirectStatus`.
 
-            table = LifecycleTable.for_name(spark, "sales.events")
-            status = table.set_redirect("s3://new-bucket/events")
-            print(status.state, status.files_copied)
+        Raises
+        ------
+        ValueError:
+            bad arguments; raised before any SQL runs.
+        delta_lifecycle.errors.RedirectDestinationNotEmptyError:
+            the target has data.
+        delta_lifecycle.errors.RedirectLocationNotAllowedError:
+            outside the allowed prefixes.
+        delta_lifecycle.errors.RedirectStateError:
+            already redirected elsewhere.
+
+        Examples
+        --------
+        >>> table = LifecycleTable.for_name(spark, "sales.events")
+        >>> status = table.set_redirect("s3://new-bucket/events")
+        >>> print(status.state, status.files_copied)
         """
         if (location is None) == (table is None):
             raise ValueError("give exactly one of location and table")
@@ -328,11 +410,14 @@ class LifecycleTable:
         ``ENABLE-REDIRECT-IN-PROGRESS`` it cancels the unfinished redirect. Re-running after
         a crash continues where it stopped.
 
-        :raises delta_lifecycle.errors.RedirectStateError: the table has no redirect.
+        Raises
+        ------
+        delta_lifecycle.errors.RedirectStateError:
+            the table has no redirect.
 
-        Example::
-
-            LifecycleTable.for_path(spark, "/data/events").unset_redirect().state  # 'NORMAL'
+        Examples
+        --------
+        >>> LifecycleTable.for_path(spark, "/data/events").unset_redirect().state  # 'NORMAL'
         """
         with translate_errors():
             rows = self._sql(f"ALTER TABLE {self._identifier} UNSET REDIRECT").collect()
@@ -344,10 +429,10 @@ class LifecycleTable:
         Runs ``DESCRIBE REDIRECT <table>``; reads only the table's log (it works on
         tables delta-spark cannot open).
 
-        Example::
-
-            status = LifecycleTable.for_path(spark, "/data/events").redirect_status()
-            print(status.state if status else "not redirected")
+        Examples
+        --------
+        >>> status = LifecycleTable.for_path(spark, "/data/events").redirect_status()
+        >>> print(status.state if status else "not redirected")
         """
         with translate_errors():
             rows = self._sql(f"DESCRIBE REDIRECT {self._identifier}").collect()
