@@ -162,12 +162,11 @@ final class DropFeature(
       "stop until the truncation retention has passed",
       Seq(DropStep(s"stop: run the command again after ${retentionText(snapshot.metadata)}", 0))
     ) { _ =>
-      throw LifecycleErrors.waitForRetention(
-        feature.name,
+      throw waitForRetention(
+        feature,
+        snapshot,
         "the history still holds versions that use it",
-        System.currentTimeMillis() + retentionMillis(snapshot.metadata),
-        retentionText(snapshot.metadata),
-        truncateHistoryCommand(feature)
+        System.currentTimeMillis() + retentionMillis(snapshot.metadata)
       )
     }
     DropPlan(
@@ -193,6 +192,19 @@ final class DropFeature(
     )
   }
 
+  private def waitForRetention(
+      feature: Droppable,
+      snapshot: LogSnapshot,
+      why: String,
+      readyAtMillis: Long
+  ): DeltaLifecycleException = LifecycleErrors.waitForRetention(
+    feature.name,
+    why,
+    readyAtMillis,
+    retentionText(snapshot.metadata),
+    truncateHistoryCommand(feature)
+  )
+
   /**
    * The history-truncating drop once no version it keeps needs the feature: checkpoint the latest
    * version, delete the history older than the truncation retention, check that what is left no
@@ -216,12 +228,11 @@ final class DropFeature(
       if (feature.historyContainsFeature(spark, table, table.update())) {
         // Ready once the newest checkpoint, where the next truncation cuts, is old enough.
         val readyAt = latestCheckpointCommitTime().getOrElse(System.currentTimeMillis())
-        throw LifecycleErrors.waitForRetention(
-          feature.name,
+        throw waitForRetention(
+          feature,
+          snapshot,
           "retained versions still use it",
-          readyAt + retention,
-          retentionText(snapshot.metadata),
-          truncateHistoryCommand(feature)
+          readyAt + retention
         )
       }
     }
@@ -276,13 +287,12 @@ final class DropFeature(
         val readyAt = listing.commit(first).fold(System.currentTimeMillis())(
           _.status.getModificationTime
         ) + retention
-        throw LifecycleErrors.waitForRetention(
-          ProtectionFeature.name,
+        throw waitForRetention(
+          ProtectionFeature,
+          snapshot,
           s"the versions from $boundary on are younger than the truncation retention, " +
             "so the history before them cannot go yet",
-          readyAt,
-          retentionText(snapshot.metadata),
-          truncateHistoryCommand(ProtectionFeature)
+          readyAt
         )
       }
       LogCleanup.execute(log, plan)

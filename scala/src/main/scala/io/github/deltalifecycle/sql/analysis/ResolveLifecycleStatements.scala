@@ -10,15 +10,7 @@ import io.github.deltalifecycle.sql.commands.{
   SetRedirectCommand,
   UnsetRedirectCommand
 }
-import io.github.deltalifecycle.sql.plans.{
-  CleanLogStatement,
-  CompactLogStatement,
-  DescribeProtocolHistoryStatement,
-  DescribeRedirectStatement,
-  DropFeatureStatement,
-  SetRedirectStatement,
-  UnsetRedirectStatement
-}
+import io.github.deltalifecycle.sql.plans._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule

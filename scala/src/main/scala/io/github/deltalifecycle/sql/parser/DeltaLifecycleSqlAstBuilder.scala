@@ -3,15 +3,7 @@ package io.github.deltalifecycle.sql.parser
 import scala.jdk.CollectionConverters._
 
 import io.github.deltalifecycle.features.redirect.{NoRedirectRule, RedirectMode}
-import io.github.deltalifecycle.sql.plans.{
-  CleanLogStatement,
-  CompactLogStatement,
-  DescribeProtocolHistoryStatement,
-  DescribeRedirectStatement,
-  DropFeatureStatement,
-  SetRedirectStatement,
-  UnsetRedirectStatement
-}
+import io.github.deltalifecycle.sql.plans._
 import org.antlr.v4.runtime.Token
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
