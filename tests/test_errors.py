@@ -107,7 +107,7 @@ def test_other_statements_still_work(spark: SparkSession, tmp_path: Path) -> Non
         return set(spark.sql(f"DESCRIBE DETAIL {table}").collect()[0]["tableFeatures"])
 
     assert "inCommitTimestamp" in features()
-    # DROP FEATURE is still delta-spark's (this project's grammar has no ALTER TABLE yet).
+    # This project's DROP FEATURE; its downgrade commit is recorded as delta-spark's would be.
     spark.sql(f"ALTER TABLE {table} DROP FEATURE inCommitTimestamp")
     assert "inCommitTimestamp" not in features()
 
