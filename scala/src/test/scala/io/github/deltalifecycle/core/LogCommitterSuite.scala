@@ -69,7 +69,9 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
 
   test("a stale read version is a typed conflict, and the existing commit is untouched") {
     val (path, log) = table("conflict")
-    val commit2 = new File(FileNames.unsafeDeltaFile(new Path(path, "_delta_log"), 2).toUri)
+    def commitFile(v: Long) =
+      new File(FileNames.unsafeDeltaFile(new Path(path, "_delta_log"), v).toUri.getPath)
+    val commit2 = commitFile(2)
     val bytes = java.nio.file.Files.readAllBytes(commit2.toPath)
     val e = intercept[DeltaLifecycleException] {
       LogCommitter.commit(
@@ -83,6 +85,6 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
     }
     assert(e.condition === "DELTA_LIFECYCLE_CONCURRENT_COMMIT")
     assert(java.util.Arrays.equals(java.nio.file.Files.readAllBytes(commit2.toPath), bytes))
-    assert(!new File(FileNames.unsafeDeltaFile(new Path(path, "_delta_log"), 3).toUri).exists())
+    assert(!commitFile(3).exists())
   }
 }
