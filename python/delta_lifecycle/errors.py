@@ -41,6 +41,7 @@ __all__ = [
     "InvalidCompactionRangeError",
     "CompactionConflictError",
     "UnsupportedProtocolError",
+    "CommitNotVisibleError",
     "ConcurrentCommitError",
     "InvalidArgumentError",
     "UnknownFeatureError",
@@ -172,6 +173,13 @@ class ConcurrentCommitError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_CONCURRENT_COMMIT"
 
 
+class CommitNotVisibleError(DeltaLifecycleError):
+    """The LogStore refused a version as taken, yet listing the log shows no such commit:
+    an entry the LogStore keeps for it could not be completed. Nothing was written."""
+
+    CONDITION = "DELTA_LIFECYCLE_COMMIT_NOT_VISIBLE"
+
+
 class InvalidArgumentError(DeltaLifecycleError):
     """An argument of a statement is out of range."""
 
@@ -283,6 +291,7 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         InvalidCompactionRangeError,
         CompactionConflictError,
         UnsupportedProtocolError,
+        CommitNotVisibleError,
         ConcurrentCommitError,
         InvalidArgumentError,
         UnknownFeatureError,

@@ -164,6 +164,9 @@ object LifecycleErrors {
   def concurrentCommit(table: String, version: Long): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_CONCURRENT_COMMIT", "table" -> table, "version" -> version)
 
+  def commitNotVisible(table: String, version: Long): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_COMMIT_NOT_VISIBLE", "table" -> table, "version" -> version)
+
   def unknownFeature(name: String, droppable: Seq[String]): DeltaLifecycleException =
     error(
       "DELTA_LIFECYCLE_UNKNOWN_FEATURE",

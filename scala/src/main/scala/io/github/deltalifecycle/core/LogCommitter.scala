@@ -6,7 +6,6 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.delta.DeltaConfigs
 import org.apache.spark.sql.delta.actions.{Action, AddFile, CommitInfo, Metadata, Protocol}
-import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.JsonUtils
 import org.apache.spark.sql.delta.util.FileNames
 
@@ -29,7 +28,6 @@ object LogCommitter {
    */
   def commit(
       log: TableLog,
-      store: LogStore,
       readVersion: Long,
       actions: Seq[Action],
       operation: String,
@@ -40,7 +38,7 @@ object LogCommitter {
       actions.count(_.isInstanceOf[Protocol]) <= 1 && actions.count(_.isInstanceOf[Metadata]) <= 1,
       "a commit holds at most one protocol and one metaData action"
     )
-    val listing = log.listing()
+    val listing = log.tailListing()
     val version = readVersion + 1
     if (listing.latestVersion != readVersion)
       throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
@@ -69,7 +67,7 @@ object LogCommitter {
       lastManifestCommit = None
     )
     val target = FileNames.unsafeDeltaFile(log.logPath, version)
-    try store.write(
+    try log.store.write(
         target,
         (commitInfo +: actions).iterator.map(_.json),
         overwrite = false,
@@ -103,7 +101,6 @@ object LogCommitter {
    */
   def commitRebasing(
       log: TableLog,
-      store: LogStore,
       readVersion: Long,
       operation: String,
       parameters: Map[String, Any],
@@ -111,7 +108,6 @@ object LogCommitter {
   )(actionsAt: Long => Seq[Action]): Long =
     commitRacing(
       log,
-      store,
       operation,
       parameters,
       movesPast,
@@ -127,16 +123,14 @@ object LogCommitter {
    */
   def commitReplanning(
       log: TableLog,
-      store: LogStore,
       operation: String,
       parameters: Map[String, Any],
       movesPast: Seq[Action] => Boolean = isBlindAppend
   )(plan: () => PlannedCommit): Long =
-    commitRacing(log, store, operation, parameters, movesPast, plan())(replan = Some(plan))
+    commitRacing(log, operation, parameters, movesPast, plan())(replan = Some(plan))
 
   private def commitRacing(
       log: TableLog,
-      store: LogStore,
       operation: String,
       parameters: Map[String, Any],
       movesPast: Seq[Action] => Boolean,
@@ -146,19 +140,14 @@ object LogCommitter {
     var base = first.readVersion
     var lostRaces = 0
     while (true) {
-      try return commit(log, store, base, planned.actionsAt(base + 1), operation, parameters)
+      try return commit(log, base, planned.actionsAt(base + 1), operation, parameters)
       catch {
         case e: DeltaLifecycleException
             if e.condition == ConcurrentCommitCondition && lostRaces < MaxLostRaces =>
           lostRaces += 1
-          val listing = log.listing()
-          val landed = (base + 1 to listing.latestVersion).map { v =>
-            listing.commit(v).map(c =>
-              ActionReader.readJsonSelected(log.readFs, c.status, RebaseRelevantKeys)
-            ).getOrElse(throw e)
-          }
-          if (landed.forall(movesPast)) base = listing.latestVersion
-          else replan match {
+          val landed = commitsSince(log, base, e)
+          base += landed.size
+          if (!landed.forall(movesPast)) replan match {
             case Some(plan) =>
               planned = plan()
               base = planned.readVersion
@@ -167,6 +156,27 @@ object LogCommitter {
       }
     }
     throw new IllegalStateException("unreachable")
+  }
+
+  /**
+   * The commits that landed after `base`, read for what a rebase checks; listed from `base + 1`
+   * through the LogStore, so a store that completes half-done commits while listing does so. When
+   * the LogStore refused `base + 1` as taken but listing shows no such commit, the entry holding
+   * the version cannot be repaired by listing, and retrying would only lose the same race again.
+   */
+  private def commitsSince(
+      log: TableLog,
+      base: Long,
+      lost: DeltaLifecycleException
+  ): Seq[Seq[Action]] = {
+    val listing = log.listingFrom(base + 1)
+    val newer = listing.commits.map(_.version).filter(_ > base)
+    if (newer.isEmpty) throw LifecycleErrors.commitNotVisible(log.tablePath.toString, base + 1)
+    (base + 1 to newer.max).map { v =>
+      listing.commit(v).map(c =>
+        ActionReader.readJsonSelected(log.readFs, c.status, RebaseRelevantKeys)
+      ).getOrElse(throw lost)
+    }
   }
 
   val ConcurrentCommitCondition = "DELTA_LIFECYCLE_CONCURRENT_COMMIT"

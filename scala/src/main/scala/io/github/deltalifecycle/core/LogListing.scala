@@ -2,12 +2,18 @@ package io.github.deltalifecycle.core
 
 import java.io.FileNotFoundException
 
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.delta.util.FileNames
 
 /**
  * One listing of a table's `_delta_log`, classified. Everything that decides which files make up a
  * version (checkpoint choice, compaction choice, contiguity) works on this value, so it can be
  * tested without touching storage again.
+ *
+ * `listedFrom` is the first version listed: 0 for the whole history, a checkpoint's version for a
+ * listing of the log's tail (which plans only versions from that checkpoint on).
  */
 final case class LogListing(
     tablePath: Path,
@@ -15,8 +21,11 @@ final case class LogListing(
     commits: Vector[CommitFile],
     checkpoints: Vector[LogCheckpoint],
     compactions: Vector[CompactionFile],
-    checksums: Map[Long, ChecksumFile]
+    checksums: Map[Long, ChecksumFile],
+    listedFrom: Long = 0L
 ) {
+
+  def isEmpty: Boolean = commits.isEmpty && checkpoints.isEmpty
 
   private lazy val commitsByVersion: Map[Long, CommitFile] = commits.map(c => c.version -> c).toMap
 
@@ -55,11 +64,21 @@ final case class LogListing(
 
 object LogListing {
 
-  /** Lists the log of the table at `tablePath`, failing clearly if there is no Delta log. */
-  def list(fs: FileSystem, tablePath: Path): LogListing = {
+  /**
+   * Lists the log of the table at `tablePath` from `fromVersion` on, through `store` (so a store
+   * that repairs half-done commits while listing, like S3DynamoDBLogStore, does so). Fails clearly
+   * if there is no Delta log; listing the whole history (`fromVersion` 0) also fails on a log with
+   * no commit or checkpoint.
+   */
+  def list(
+      store: LogStore,
+      hadoopConf: Configuration,
+      tablePath: Path,
+      fromVersion: Long = 0L
+  ): LogListing = {
     val logPath = LogFiles.logPath(tablePath)
     val statuses =
-      try fs.listStatus(logPath)
+      try store.listFrom(FileNames.listingPrefix(logPath, fromVersion), hadoopConf).toVector
       catch {
         case _: FileNotFoundException =>
           throw LifecycleErrors.notADeltaTable(
@@ -67,22 +86,27 @@ object LogListing {
             s"there is no ${LogFiles.LogDirName} directory"
           )
       }
-    val files = statuses.iterator.filter(_.isFile).flatMap(LogFiles.classify).toVector
-    val commits = files.collect { case c: CommitFile => c }.sortBy(_.version)
-    val checkpointParts = files.collect { case c: CheckpointPartFile => c }
-    if (commits.isEmpty && checkpointParts.isEmpty) {
+    val listing = classify(tablePath, statuses, fromVersion)
+    if (fromVersion == 0 && listing.isEmpty) {
       throw LifecycleErrors.notADeltaTable(
         tablePath.toString,
         s"${LogFiles.LogDirName} holds no commit or checkpoint files"
       )
     }
+    listing
+  }
+
+  def classify(tablePath: Path, statuses: Seq[FileStatus], listedFrom: Long = 0L): LogListing = {
+    val files = statuses.iterator.filter(_.isFile).flatMap(LogFiles.classify).toVector
     LogListing(
       tablePath = tablePath,
-      logPath = logPath,
-      commits = commits,
-      checkpoints = LogFiles.completeCheckpoints(checkpointParts).toVector,
+      logPath = LogFiles.logPath(tablePath),
+      commits = files.collect { case c: CommitFile => c }.sortBy(_.version),
+      checkpoints =
+        LogFiles.completeCheckpoints(files.collect { case c: CheckpointPartFile => c }).toVector,
       compactions = files.collect { case c: CompactionFile => c }.sortBy(c => (c.start, c.end)),
-      checksums = files.collect { case c: ChecksumFile => c.version -> c }.toMap
+      checksums = files.collect { case c: ChecksumFile => c.version -> c }.toMap,
+      listedFrom = listedFrom
     )
   }
 }

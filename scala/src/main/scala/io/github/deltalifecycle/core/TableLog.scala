@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.{ChecksumFileSystem, FileSystem, Path}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.VersionChecksum
 import org.apache.spark.sql.delta.actions.{Action, Metadata, Protocol, SidecarFile}
+import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.JsonUtils
 import org.apache.spark.sql.delta.util.FileNames
 
@@ -30,14 +31,65 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   }
   val logPath: Path = LogFiles.logPath(tablePath)
 
-  def listing(): LogListing = LogListing.list(fs, tablePath)
+  /** The LogStore every listing and commit of this log goes through (see [[LogStores]]). */
+  lazy val store: LogStore = LogStores.shared(hadoopConf)
+
+  /**
+   * The whole history: every log file from version 0. For operations that must read it all
+   * (protocol history, truncation, cleanup); everything about the latest version uses
+   * [[tailListing]].
+   */
+  def listing(): LogListing = LogListing.list(store, hadoopConf, tablePath)
+
+  /** The log files from `version` on; empty when there are none yet. */
+  def listingFrom(version: Long): LogListing =
+    LogListing.list(store, hadoopConf, tablePath, version)
+
+  /**
+   * The log from the newest checkpoint on, which is all the latest version needs: one read of
+   * `_last_checkpoint`, then one listing from the version it names, as delta-spark does. A missing
+   * or damaged `_last_checkpoint`, or one naming a checkpoint that is not complete, must not
+   * mislead: then the whole log is listed.
+   */
+  def tailListing(): LogListing =
+    lastCheckpointVersion()
+      .flatMap { version =>
+        val tail = scala.util.Try(listingFrom(version)).toOption
+        tail.filter(_.checkpointsAt(version).nonEmpty)
+      }
+      .getOrElse(listing())
+
+  /** The checkpoint version `_last_checkpoint` names, if it exists and can be parsed. */
+  def lastCheckpointVersion(): Option[Long] =
+    scala.util.Try {
+      val in = readFs.open(new Path(logPath, TableLog.LastCheckpointFileName))
+      try JsonUtils.mapper.readTree(in: java.io.InputStream)
+      finally in.close()
+    }.toOption
+      .flatMap(json => Option(json).flatMap(j => Option(j.get("version"))))
+      .filter(_.canConvertToLong)
+      .map(_.asLong)
+      .filter(_ >= 0)
+
+  /** A listing that plans `version`: the log's tail if it holds the version, else all of it. */
+  def listingFor(version: Long): LogListing = {
+    val tail = tailListing()
+    if (version >= tail.listedFrom) tail else listing()
+  }
 
   def latestSnapshot(): LogSnapshot = {
-    val l = listing()
+    val l = tailListing()
     snapshotAt(l.latestVersion, l)
   }
 
-  def snapshotAt(version: Long): LogSnapshot = snapshotAt(version, listing())
+  /** The protocol and metadata of the latest version, from the log's tail. */
+  def latestProtocolAndMetadata(): (Long, Protocol, Metadata) = {
+    val l = tailListing()
+    val (protocol, metadata) = protocolAndMetadataAt(l.latestVersion, l)
+    (l.latestVersion, protocol, metadata)
+  }
+
+  def snapshotAt(version: Long): LogSnapshot = snapshotAt(version, listingFor(version))
 
   def snapshotAt(version: Long, listing: LogListing): LogSnapshot =
     build(listing, version, excluded = Set.empty)
@@ -206,6 +258,8 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
 }
 
 object TableLog {
+  val LastCheckpointFileName = "_last_checkpoint"
+
   def forPath(hadoopConf: Configuration, path: Path): TableLog = {
     val fs = path.getFileSystem(hadoopConf)
     new TableLog(fs.makeQualified(path), hadoopConf)

@@ -1,16 +1,14 @@
 package io.github.deltalifecycle.sql
 
-import io.github.deltalifecycle.features.compaction.CommitObservingLogStore
 import io.github.deltalifecycle.sql.analysis.{
   CheckRedirectRouting,
   InterceptRedirectPropertyChanges,
   ResolveLifecycleStatements,
   RouteRedirectedPaths
 }
+import io.github.deltalifecycle.sql.observation.CommitObserver
 import io.github.deltalifecycle.sql.parser.DeltaLifecycleSqlParser
-import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
-import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
  * The entry point: `spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension,`
@@ -18,7 +16,7 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
  * extension, its parser wraps Delta's, so it sees this project's statements first and passes every
  * other statement on unchanged.
  */
-class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Unit) with Logging {
+class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectParser((_, delegate) => new DeltaLifecycleSqlParser(delegate))
     extensions.injectResolutionRule { spark =>
@@ -35,21 +33,8 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
   }
 
   /**
-   * Makes delta-spark write commits through [[CommitObservingLogStore]] so the post-commit log
-   * maintenance policy runs, unless the user chose a LogStore class of their own.
+   * The post-commit log maintenance policy learns of commits from a listener on the context; it
+   * leaves delta-spark's LogStore settings as they are.
    */
-  private def installCommitObserver(spark: SparkSession): Unit = {
-    val key = CommitObservingLogStore.LogStoreClassKey
-    val ours = classOf[CommitObservingLogStore].getName
-    // delta-spark also reads the key without "spark.", and refuses two different values.
-    val theirs = SparkInternals.sparkConf(spark, key.stripPrefix("spark."))
-      .orElse(SparkInternals.setSparkConfIfMissing(spark, key, ours))
-      .filter(_ != ours)
-    theirs.foreach { theirs =>
-      logWarning(
-        s"$key is set to $theirs, so delta-lifecycle's post-commit log compaction policy is off; " +
-          "COMPACT LOG still works."
-      )
-    }
-  }
+  private def installCommitObserver(spark: SparkSession): Unit = CommitObserver.register(spark)
 }

@@ -127,7 +127,7 @@ object CompactionBenchmark {
     FileUtils.copyDirectory(plain, compacted)
     val log = TableLog.forPath(hadoopConf, compacted.getPath)
     for (start <- 2 to (k + 1 - 9) by 10)
-      LogCompaction.compact(log, store, log.listing(), start, start + 9)
+      LogCompaction.compact(log, log.listing(), start, start + 9)
     (plain.getPath, compacted.getPath)
   }
 
@@ -193,7 +193,7 @@ object CompactionBenchmark {
                 deltaLog.checkpoint(deltaLog.getSnapshotAt(v), None)
                 checkpoints += 1
               } else if (variant.startsWith("policy")) {
-                LogMaintenance.run(spark, log, store) match {
+                LogMaintenance.run(spark, log) match {
                   case _: MaintenanceAction.Compact => compactions += 1
                   case _: MaintenanceAction.Checkpoint => checkpoints += 1
                   case MaintenanceAction.Nothing =>

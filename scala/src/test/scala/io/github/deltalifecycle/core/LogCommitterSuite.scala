@@ -5,7 +5,6 @@ import java.io.File
 import io.github.deltalifecycle.LifecycleSparkSession
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.DeltaLog
-import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.FileNames
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -33,7 +32,6 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
     val rows = spark.read.format("delta").load(path).collect().toSet
     val version = LogCommitter.commit(
       log,
-      LogStore(spark),
       2,
       Seq(withProperty(log, "lifecycle.test", "yes")),
       "SET TBLPROPERTIES",
@@ -55,7 +53,6 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
     val before = DeltaLog.forTable(spark, path).update().timestamp
     LogCommitter.commit(
       log,
-      LogStore(spark),
       2,
       Seq(withProperty(log, "lifecycle.test", "yes")),
       "SET TBLPROPERTIES",
@@ -76,7 +73,6 @@ class LogCommitterSuite extends AnyFunSuite with LifecycleSparkSession {
     val e = intercept[DeltaLifecycleException] {
       LogCommitter.commit(
         log,
-        LogStore(spark),
         1,
         Seq(withProperty(log, "lifecycle.test", "no")),
         "SET TBLPROPERTIES",

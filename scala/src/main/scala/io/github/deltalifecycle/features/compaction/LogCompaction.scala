@@ -13,7 +13,6 @@ import org.apache.spark.sql.delta.actions.{
   RemoveFile,
   SetTransaction
 }
-import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.FileNames
 
 /** What compacting one range of commits did. */
@@ -63,10 +62,10 @@ object LogCompaction extends Logging {
   }
 
   /** Compacts the pending commits, if there are at least two. */
-  def compactPending(log: TableLog, store: LogStore): CompactionOutcome = {
-    val listing = log.listing()
+  def compactPending(log: TableLog): CompactionOutcome = {
+    val listing = log.tailListing()
     pendingRange(listing) match {
-      case Some((start, end)) => compact(log, store, listing, start, end)
+      case Some((start, end)) => compact(log, listing, start, end)
       case None =>
         val latest = listing.latestVersion
         CompactionOutcome(latest, latest, None, 0, 0, 0, 0, CompactionStatus.NothingToCompact)
@@ -82,7 +81,6 @@ object LogCompaction extends Logging {
    */
   def compact(
       log: TableLog,
-      store: LogStore,
       listing: LogListing,
       start: Long,
       end: Long,
@@ -121,7 +119,7 @@ object LogCompaction extends Logging {
     }
 
     FaultInjection.step("compactLog.beforeWrite")
-    try store.write(target, lines.iterator, overwrite = false, log.hadoopConf)
+    try log.store.write(target, lines.iterator, overwrite = false, log.hadoopConf)
     catch {
       case NonFatal(e) if LogCommitter.alreadyExists(e) =>
         return alreadyThere(log, target, start, end)

@@ -6,18 +6,20 @@ import java.util.concurrent.atomic.AtomicInteger
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.core.{FaultInjection, TableLog}
-import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.DeltaLog
-import org.apache.spark.sql.delta.storage.LogStore
+import org.apache.spark.sql.delta.{DeltaLog, Snapshot}
+import org.apache.spark.sql.delta.util.FileNames
+import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
- * Runs [[LogMaintenancePolicy]] after commits, on one background thread, so a commit returns as
- * soon as its file is written. Requests for a table that already has one queued are merged: the
- * queued run looks at the newest version anyway. A failed run is logged and changes nothing the log
- * depends on; the next commit retries.
+ * Runs [[LogMaintenancePolicy]] after delta-spark's commits, on one background thread, so a commit
+ * returns as soon as its file is written. Each commit is first judged on delta-spark's in-memory
+ * snapshot of the table after it, which costs no request; only when that calls for maintenance does
+ * the background run list the log (from the last checkpoint) and decide again on what it finds.
+ * Requests for a table that already has one queued are merged: the queued run looks at the newest
+ * version anyway. A failed run is logged and changes nothing the log depends on; the next commit
+ * retries.
  */
 object LogMaintenance extends Logging {
 
@@ -36,27 +38,62 @@ object LogMaintenance extends Logging {
   private val queued = ConcurrentHashMap.newKeySet[String]()
   private val running = new AtomicInteger(0)
 
-  /** Called once a commit file is in place. Never throws, never blocks on the log. */
-  def onCommit(commitFile: Path, store: LogStore, hadoopConf: Configuration): Unit =
+  /**
+   * The newest version maintained by this process (a compaction's end, a checkpoint), per table.
+   * delta-spark's snapshot after a commit extends the segment it listed earlier, so it does not
+   * know about maintenance done since; without this each later commit would look due again.
+   */
+  private val maintainedHere = new ConcurrentHashMap[String, java.lang.Long]()
+  private val MaxRemembered = 10000
+
+  /**
+   * Called after an execution of `spark` that may have committed to `deltaLog`. Never throws, never
+   * blocks on storage.
+   */
+  def onCommitted(spark: SparkSession, deltaLog: DeltaLog): Unit =
     try {
-      SparkSession.getActiveSession.filter(enabledIn).foreach { spark =>
-        val tablePath = commitFile.getParent.getParent
-        val key = tablePath.toString
-        if (queued.add(key)) {
+      if (enabledIn(spark)) {
+        val snapshot = deltaLog.unsafeVolatileSnapshot
+        val key = deltaLog.dataPath.toString
+        val settings = PolicySettings.resolve(snapshot.metadata.configuration, spark.conf.getOption)
+        val due = snapshot.version > 0 &&
+          LogMaintenancePolicy.decide(tailOf(snapshot, key), settings) != MaintenanceAction.Nothing
+        if (due && queued.add(key)) {
+          val checkpointVersion = snapshot.logSegment.checkpointProvider.version
           running.incrementAndGet()
           executor.execute { () =>
             queued.remove(key)
-            try run(spark, TableLog.forPath(hadoopConf, tablePath), store)
-            catch {
+            try {
+              val log = TableLog.forPath(SparkInternals.newHadoopConf(spark), deltaLog.dataPath)
+              run(spark, log, fromCheckpoint = checkpointVersion)
+            } catch {
               case NonFatal(e) =>
-                logWarning(s"Log maintenance of $tablePath failed; the next commit retries", e)
+                logWarning(s"Log maintenance of $key failed; the next commit retries", e)
             } finally running.decrementAndGet()
           }
         }
       }
     } catch {
-      case NonFatal(e) => logWarning(s"Log maintenance was not scheduled after $commitFile", e)
+      case NonFatal(e) =>
+        logWarning(s"Log maintenance was not scheduled for ${deltaLog.dataPath}", e)
     }
+
+  /** The policy's view of a table from delta-spark's snapshot, plus maintenance done here. */
+  private def tailOf(snapshot: Snapshot, key: String): LogTail = {
+    val segment = snapshot.logSegment
+    val compactionEnds = segment.deltas.collect { case FileNames.CompactedDeltaFile(_, _, end) =>
+      end
+    }
+    val base =
+      (Seq(
+        segment.checkpointProvider.version,
+        Option(maintainedHere.get(key)).map(_.longValue).getOrElse(-1L)
+      ) ++ compactionEnds).max
+    val pending = segment.deltas.collect {
+      case FileNames.DeltaFile(status, version) if version > base => (version, status.getLen)
+    }
+    LogTail(snapshot.version, base, pending)
+  }
 
   def enabledIn(spark: SparkSession): Boolean =
     spark.conf.getOption(
@@ -71,10 +108,10 @@ object LogMaintenance extends Logging {
    * `logMaintenance.*` fault-injection steps read `spark`'s settings, because this runs on the
    * maintenance thread, not the thread that committed.
    */
-  def run(spark: SparkSession, log: TableLog, store: LogStore): MaintenanceAction = {
+  def run(spark: SparkSession, log: TableLog, fromCheckpoint: Long = -1L): MaintenanceAction = {
     def step(name: String): Unit = FaultInjection.step(s"logMaintenance.$name", Some(spark))
     step("beforeDecision")
-    val listing = log.listing()
+    val listing = if (fromCheckpoint > 0) log.listingFrom(fromCheckpoint) else log.tailListing()
     val latest = listing.latestVersion
     val (protocol, metadata) = log.protocolAndMetadataAt(latest, listing)
     val settings = PolicySettings.resolve(metadata.configuration, spark.conf.getOption)
@@ -82,7 +119,8 @@ object LogMaintenance extends Logging {
     action match {
       case MaintenanceAction.Compact(start, end) =>
         step("beforeCompaction")
-        LogCompaction.compact(log, store, listing, start, end, Some(protocol))
+        LogCompaction.compact(log, listing, start, end, Some(protocol))
+        remember(log, end)
         step("afterCompaction")
       case MaintenanceAction.Checkpoint(version) =>
         step("beforeCheckpoint")
@@ -91,6 +129,7 @@ object LogMaintenance extends Logging {
         SparkSession.setActiveSession(spark)
         val deltaLog = DeltaLog.forTable(spark, log.tablePath)
         deltaLog.checkpoint(deltaLog.getSnapshotAt(version), None)
+        remember(log, version)
         step("afterCheckpoint")
         logInfo(s"Checkpointed ${log.tablePath} at version $version after a large commit")
       case MaintenanceAction.Nothing =>
@@ -98,9 +137,20 @@ object LogMaintenance extends Logging {
     action
   }
 
-  /** Waits until no maintenance is queued or running; for tests and benchmarks. */
+  private def remember(log: TableLog, version: Long): Unit = {
+    if (maintainedHere.size > MaxRemembered) maintainedHere.clear()
+    maintainedHere.merge(log.tablePath.toString, version, (a, b) => math.max(a, b))
+  }
+
+  /**
+   * Waits until every finished execution has been seen and no maintenance is queued or running; for
+   * tests and benchmarks.
+   */
   def awaitIdle(timeoutMillis: Long): Boolean = {
     val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis)
+    SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession).foreach { spark =>
+      SparkInternals.awaitListeners(spark, timeoutMillis)
+    }
     while (running.get() > 0 && System.nanoTime() < deadline) Thread.sleep(10)
     running.get() == 0
   }

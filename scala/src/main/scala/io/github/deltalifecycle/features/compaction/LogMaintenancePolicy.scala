@@ -78,8 +78,28 @@ object MaintenanceAction {
 }
 
 /**
- * The "new rule" of the Log Compaction feature request, decided on a listing of the log after a
- * commit:
+ * What the policy needs to know about a log: its latest version, the last version served by a
+ * checkpoint or compaction, and the size of each commit after that. It comes from a listing, or,
+ * right after a commit, from delta-spark's in-memory snapshot (so deciding costs no request).
+ */
+final case class LogTail(latestVersion: Long, maintainedThrough: Long, pending: Seq[(Long, Long)])
+
+object LogTail {
+
+  /** The tail of `listing`, or None when its latest version cannot be planned (a gap). */
+  def of(listing: LogListing): Option[LogTail] =
+    scala.util.Try(LogSegment.plan(listing, listing.latestVersion)).toOption.map { segment =>
+      val base = segment.maintainedThrough
+      LogTail(
+        segment.version,
+        base,
+        segment.commits.filter(_.version > base).map(c => (c.version, c.status.getLen))
+      )
+    }
+}
+
+/**
+ * The "new rule" of the Log Compaction feature request, decided on the log's tail after a commit:
  *   - a checkpoint every `delta.checkpointInterval` commits (delta-spark's own hook does it, so the
  *     policy leaves those versions alone);
  *   - a checkpoint as soon as a large commit lands: a commit file of at least `largeCommitBytes`
@@ -89,21 +109,20 @@ object MaintenanceAction {
  *     compactions off: a checkpoint would land before the compaction pays off.
  */
 object LogMaintenancePolicy {
-  def decide(listing: LogListing, settings: PolicySettings): MaintenanceAction = {
-    val latest = listing.latestVersion
-    if (latest <= 0 || latest % settings.checkpointInterval == 0) return MaintenanceAction.Nothing
-    val segment =
-      scala.util.Try(LogSegment.plan(listing, latest)).getOrElse(return MaintenanceAction.Nothing)
-    val base = segment.maintainedThrough
-    val pending = segment.commits.filter(_.version > base)
-    if (pending.exists(_.status.getLen >= settings.largeCommitBytes))
+  def decide(listing: LogListing, settings: PolicySettings): MaintenanceAction =
+    LogTail.of(listing).fold[MaintenanceAction](MaintenanceAction.Nothing)(decide(_, settings))
+
+  def decide(tail: LogTail, settings: PolicySettings): MaintenanceAction = {
+    val latest = tail.latestVersion
+    if (latest <= 0 || latest % settings.checkpointInterval == 0) MaintenanceAction.Nothing
+    else if (tail.pending.exists(_._2 >= settings.largeCommitBytes))
       MaintenanceAction.Checkpoint(latest)
     else if (
       settings.compactionInterval >= 2 &&
       settings.compactionInterval < settings.checkpointInterval &&
-      pending.size >= settings.compactionInterval
+      tail.pending.size >= settings.compactionInterval
     ) {
-      MaintenanceAction.Compact(base + 1, latest)
+      MaintenanceAction.Compact(tail.maintainedThrough + 1, latest)
     } else MaintenanceAction.Nothing
   }
 }

@@ -8,7 +8,6 @@ import io.github.deltalifecycle.core._
 import org.apache.hadoop.fs.{FileUtil, Path}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
-import org.apache.spark.sql.delta.storage.LogStore
 
 /**
  * Checkpoints on top of empty commits: the barrier of the Checkpoint Protection RFC, and the fresh
@@ -22,7 +21,6 @@ import org.apache.spark.sql.delta.storage.LogStore
  */
 final class BarrierCheckpoints(
     log: TableLog,
-    store: LogStore,
     table: DeltaTableV2,
     progress: Progress
 ) extends Logging {
@@ -57,8 +55,7 @@ final class BarrierCheckpoints(
   def emptyCommit(): Long =
     LogCommitter.commitRebasing(
       log,
-      store,
-      log.listing().latestVersion,
+      log.tailListing().latestVersion,
       "Empty Commit",
       Map.empty,
       LogCommitter.movesPastAnything
@@ -74,7 +71,7 @@ final class BarrierCheckpoints(
   def checkpointLatest(): LogCheckpoint = {
     val snapshot = table.update()
     table.checkpoint(snapshot)
-    log.listing().checkpointsAt(snapshot.version).headOption.getOrElse(
+    log.listingFrom(snapshot.version).checkpointsAt(snapshot.version).headOption.getOrElse(
       throw LifecycleErrors.corruptLog(
         log.logPath.toString,
         s"delta-spark wrote no checkpoint for version ${snapshot.version}"
@@ -94,7 +91,7 @@ final class BarrierCheckpoints(
       FaultInjection.step("dropFeature.barrier.copy.beforeRename")
       if (!log.fs.rename(temp, target))
         throw new java.io.IOException(s"could not rename $temp to $target")
-      log.listing().checkpointsAt(version).head
+      log.listingFrom(version).checkpointsAt(version).head
     } catch {
       case NonFatal(e) =>
         logWarning(

@@ -10,7 +10,6 @@ import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfig
 import org.apache.spark.sql.delta.actions.{AddFile, DropTableFeatureUtils, Metadata, RemoveFile}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.commands.DeltaRewriteTypeWideningOperation
-import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /** How a drop removes a feature; `name` is the value of the result's `mode` column. */
@@ -75,7 +74,6 @@ final class DropFeature(
   import DropFeature._
 
   private val log = TableLog.forPath(SparkInternals.newHadoopConf(spark), tablePath)
-  private lazy val store = LogStore(spark)
   private lazy val table = DeltaTableV2(spark, tablePath, catalogTable)
 
   def run(featureName: String, truncateHistory: Boolean, dryRun: Boolean): DropFeatureResult = {
@@ -212,7 +210,7 @@ final class DropFeature(
    */
   private def historyTruncatingDrop(feature: Droppable, snapshot: LogSnapshot): DropPlan = {
     val retention = retentionMillis(snapshot.metadata)
-    val needsCheckpoint = log.listing().checkpointsAt(snapshot.version).isEmpty
+    val needsCheckpoint = log.listingFrom(snapshot.version).checkpointsAt(snapshot.version).isEmpty
     val downgradeVersion = snapshot.version + (if (needsCheckpoint) 1 else 0) + 1
     val truncate = Step(
       "truncate history",
@@ -349,7 +347,7 @@ final class DropFeature(
         s"DROP FEATURE ${plan.feature.name}$clause on $displayName",
         plan.steps.size
       )
-    val run = new DropRun(new BarrierCheckpoints(log, store, table, progress))
+    val run = new DropRun(new BarrierCheckpoints(log, table, progress))
     try plan.steps.foreach { step =>
         progress.start(step.label)
         step.work(run)
@@ -390,7 +388,7 @@ final class DropFeature(
     Step(s"prepare (${describe(preparation)})", preparation) { run =>
       feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
       FaultInjection.step(crashPoint)
-      val (files, bytes) = rewritten(snapshot, log.listing().latestVersion)
+      val (files, bytes) = rewritten(snapshot, log.tailListing().latestVersion)
       run.filesRewritten = files
       run.bytesRewritten = bytes
     }
@@ -436,7 +434,7 @@ final class DropFeature(
   private def commitDowngrade(feature: Droppable, mode: DropMode, protect: Boolean): Long = {
     val operation =
       DeltaOperations.DropTableFeature(feature.name, mode == DropMode.TruncateHistory)
-    LogCommitter.commitReplanning(log, store, operation.name, operation.parameters) { () =>
+    LogCommitter.commitReplanning(log, operation.name, operation.parameters) { () =>
       val snapshot = table.update()
       if (
         !DroppableFeatures.isCheckpointProtection(feature) &&
@@ -474,7 +472,7 @@ final class DropFeature(
   private def rewritten(before: LogSnapshot, preparedVersion: Long): (Long, Long) = {
     if (preparedVersion <= before.version) return (0L, 0L)
     val sizes = before.activeFiles.iterator.map(f => f.path -> f.size).toMap
-    val listing = log.listing()
+    val listing = log.listingFrom(before.version + 1)
     val removed = (before.version + 1 to preparedVersion).flatMap(listing.commit).flatMap { c =>
       ActionReader.readJsonSelected(log.readFs, c.status, Set("remove")).collect {
         case r: RemoveFile if !r.dataChange && sizes.contains(r.path) => r.path
@@ -494,7 +492,7 @@ final class DropFeature(
   }
 
   private def latestCheckpointCommitTime(): Option[Long] = {
-    val listing = log.listing()
+    val listing = log.tailListing()
     listing.checkpoints.lastOption.flatMap(c => listing.commit(c.version)).map(
       _.status.getModificationTime
     )

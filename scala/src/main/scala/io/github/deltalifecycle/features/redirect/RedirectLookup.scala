@@ -64,7 +64,7 @@ object RedirectLookup {
     val log = TableLog.forPath(hadoopConf, path)
     stillLatest(log).foreach(return _)
     if (!log.fs.exists(log.logPath)) return None
-    val listing = scala.util.Try(log.listing()).toOption.getOrElse(return None)
+    val listing = scala.util.Try(log.tailListing()).toOption.getOrElse(return None)
     val latest = listing.latestVersion
     val stamp = listing.commit(latest).map(c => (c.status.getModificationTime, c.status.getLen))
     val (protocol, metadata) = latestProtocolAndMetadata(log, listing)

@@ -3,7 +3,6 @@ package io.github.deltalifecycle.features.redirect
 import io.github.deltalifecycle.core.{LifecycleErrors, LogCommitter, TableLog}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.storage.LogStore
 
 /**
  * A redirect property set or unset by hand (`ALTER TABLE ... SET/UNSET TBLPROPERTIES`). delta-spark
@@ -19,7 +18,6 @@ final class RedirectPropertyChange(
     path: Path,
     displayName: String
 ) {
-  private lazy val store = LogStore(spark)
 
   def run(key: String, newValue: Option[String]): RedirectResult = {
     val mode =
@@ -78,7 +76,6 @@ final class RedirectPropertyChange(
     }
     val version = LogCommitter.commit(
       log,
-      store,
       info.version,
       actions,
       if (newValue.isDefined) "SET TBLPROPERTIES" else "UNSET TBLPROPERTIES",

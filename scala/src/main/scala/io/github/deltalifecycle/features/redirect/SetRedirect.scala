@@ -14,7 +14,6 @@ import io.github.deltalifecycle.core.{
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog, TableInfo}
-import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.delta.util.FileNames
 
@@ -48,7 +47,6 @@ final class SetRedirect(
     displayName: String,
     copyThreads: Int
 ) {
-  private lazy val store = LogStore(spark)
   private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
   // Spark's name for its session catalog (CatalogManager's constant is private to Spark).
   private val SessionCatalogName = "spark_catalog"
@@ -136,7 +134,6 @@ final class SetRedirect(
       checkTarget(target, destPath)
       val version = LogCommitter.commitRebasing(
         log,
-        store,
         current.version,
         "SET REDIRECT",
         commitParameters(enabling)
@@ -233,7 +230,6 @@ final class SetRedirect(
     )
     val version = LogCommitter.commit(
       log,
-      store,
       enabled.version,
       Seq(readyProtocol, RedirectProtocol.withProperty(enabled.metadata, ready)),
       "SET REDIRECT",
@@ -321,7 +317,10 @@ final class SetRedirect(
     val sidecars =
       if (fs.exists(sidecarDir)) fs.listStatus(sidecarDir).toSeq.filter(_.isFile) else Nil
     val lastCheckpoint =
-      scala.util.Try(fs.getFileStatus(new Path(log.logPath, "_last_checkpoint"))).toOption
+      scala.util.Try(fs.getFileStatus(new Path(
+        log.logPath,
+        TableLog.LastCheckpointFileName
+      ))).toOption
         .filter(_ => listing.checkpoints.exists(_.version <= version))
     commits ++ checksums ++ compactions ++ checkpoints ++ sidecars ++ lastCheckpoint
   }
@@ -332,14 +331,14 @@ final class SetRedirect(
    */
   private def verifyDestination(dest: Path, version: Long): Unit = {
     val destLog = TableLog.forPath(ctx.hadoopConf, dest)
-    val listing = destLog.listing()
+    val listing = destLog.tailListing()
     if (listing.latestVersion != version) {
       throw LifecycleErrors.redirectCopyMismatch(
         s"the destination's latest version is ${listing.latestVersion}, expected $version"
       )
     }
     val (destProtocol, destMetadata) = destLog.protocolAndMetadataAt(version, listing)
-    val (srcProtocol, srcMetadata) = log.protocolAndMetadataAt(version, log.listing())
+    val (srcProtocol, srcMetadata) = log.protocolAndMetadataAt(version, log.listingFor(version))
     if (destProtocol != srcProtocol || destMetadata.id != srcMetadata.id) {
       throw LifecycleErrors.redirectCopyMismatch(
         "the destination's protocol or table id differs from the source's"

@@ -11,7 +11,6 @@ import io.github.deltalifecycle.core.{
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protocol}
-import org.apache.spark.sql.delta.storage.LogStore
 
 /**
  * The RFC's disable procedure, and the cancel of an unfinished enable.
@@ -34,7 +33,6 @@ final class UnsetRedirect(
     displayName: String,
     copyThreads: Int
 ) {
-  private lazy val store = LogStore(spark)
   import UnsetRedirect._
   private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
 
@@ -60,10 +58,9 @@ final class UnsetRedirect(
     val progress = new Progress(spark, s"UNSET REDIRECT on $displayName", 1)
     progress.start("cancel the unfinished redirect")
     val before = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, info)
-    val (protocolBefore, _) = log.protocolAndMetadataAt(before, log.listing())
+    val (protocolBefore, _) = log.protocolAndMetadataAt(before, log.listingFor(before))
     val version = LogCommitter.commit(
       log,
-      store,
       info.version,
       Seq(protocolBefore, RedirectProtocol.withoutProperty(info.metadata)),
       "UNSET REDIRECT",
@@ -119,7 +116,6 @@ final class UnsetRedirect(
     if (info.config.exists(_.state == RedirectState.Ready)) {
       val v = LogCommitter.commit(
         log,
-        store,
         info.version,
         Seq(RedirectProtocol.withProperty(info.metadata, dropping)),
         "UNSET REDIRECT",
@@ -152,7 +148,6 @@ final class UnsetRedirect(
         )
         val v = LogCommitter.commitRebasing(
           TableLog.forPath(ctx.hadoopConf, destPath),
-          store,
           destInfo.version,
           "UNSET REDIRECT",
           Map("state" -> marker.state.name, "role" -> "destination")
@@ -220,7 +215,6 @@ final class UnsetRedirect(
       }
       sourceVersion = LogCommitter.commit(
         log,
-        store,
         sourceVersion,
         carried,
         CopyBackOperation,
@@ -247,10 +241,9 @@ final class UnsetRedirect(
   ): Unit = {
     val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
     val (destProtocol, destMetadata) =
-      destLog.protocolAndMetadataAt(lastDestinationData, destLog.listing())
+      destLog.protocolAndMetadataAt(lastDestinationData, destLog.listingFor(lastDestinationData))
     val v = LogCommitter.commit(
       log,
-      store,
       fresh(sourcePath, displayName).version,
       Seq(
         RedirectProtocol.withoutFeatures(destProtocol),
@@ -265,7 +258,7 @@ final class UnsetRedirect(
 
   /** The newest destination version an earlier, interrupted run already replayed on the source. */
   private def lastReplayed(boundary: Long): Option[Long] = {
-    val listing = log.listing()
+    val listing = log.listingFrom(boundary + 1)
     (boundary + 1 to listing.latestVersion).flatMap { v =>
       listing.commit(v).toSeq.flatMap(c =>
         ActionReader.readJsonSelected(log.readFs, c.status, Set("commitInfo"))

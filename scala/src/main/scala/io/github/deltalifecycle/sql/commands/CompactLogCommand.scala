@@ -6,7 +6,6 @@ import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.plans.CompactLogStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
 /** Writes one log compaction for a range of commits, or for the commits not yet covered. */
@@ -17,10 +16,9 @@ case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long
 
   override def run(spark: SparkSession): Seq[Row] = {
     val log = TableLog.forPath(table.hadoopConf(spark), table.path)
-    val store = LogStore(spark)
     val outcome = range match {
-      case Some((start, end)) => LogCompaction.compact(log, store, log.listing(), start, end)
-      case None => LogCompaction.compactPending(log, store)
+      case Some((start, end)) => LogCompaction.compact(log, log.listing(), start, end)
+      case None => LogCompaction.compactPending(log)
     }
     Seq(Row(
       outcome.start,

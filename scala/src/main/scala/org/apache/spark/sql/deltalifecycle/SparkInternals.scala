@@ -1,7 +1,11 @@
 package org.apache.spark.sql.deltalifecycle
 
+import java.util.concurrent.TimeoutException
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog
 import org.apache.spark.sql.connector.catalog.CatalogPlugin
 
@@ -28,20 +32,20 @@ object SparkInternals {
   def currentNamespace(spark: SparkSession): Array[String] =
     classic(spark).sessionState.catalogManager.currentNamespace
 
-  def sparkConf(spark: SparkSession, key: String): Option[String] =
-    spark.sparkContext.conf.getOption(key)
-
-  /**
-   * Sets a static Spark configuration after the context started, if it is not set, and returns the
-   * value in force. Only for settings that are read lazily, when first needed.
-   */
-  def setSparkConfIfMissing(spark: SparkSession, key: String, value: String): Option[String] = {
-    val conf = spark.sparkContext.conf
-    conf.setIfMissing(key, value)
-    conf.getOption(key)
-  }
-
   /** Hadoop configuration including the session's `spark.hadoop.*` and SQL-level overrides. */
   def newHadoopConf(spark: SparkSession): Configuration =
     classic(spark).sessionState.newHadoopConf()
+
+  /** The session and analyzed plan of an SQL execution that ended without failure. */
+  def succeededQuery(end: SparkListenerSQLExecutionEnd): Option[(SparkSession, LogicalPlan)] =
+    Option(end.qe).filter(_ => end.executionFailure.isEmpty).map(qe =>
+      (qe.sparkSession, qe.analyzed)
+    )
+
+  /** Waits until the listeners of `spark`'s context have seen every event posted so far. */
+  def awaitListeners(spark: SparkSession, timeoutMillis: Long): Boolean =
+    try {
+      spark.sparkContext.listenerBus.waitUntilEmpty(timeoutMillis)
+      true
+    } catch { case _: TimeoutException => false }
 }

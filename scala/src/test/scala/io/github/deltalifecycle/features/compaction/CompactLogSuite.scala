@@ -11,7 +11,6 @@ import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.core.{DeltaLifecycleException, TableLog}
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.delta.DeltaLog
-import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.JsonUtils
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -152,7 +151,7 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
       val tasks = (1 to 2).map(_ =>
         pool.submit(new Callable[CompactionOutcome] {
           override def call(): CompactionOutcome =
-            LogCompaction.compact(log, LogStore(spark), listing, 11, 18)
+            LogCompaction.compact(log, listing, 11, 18)
         })
       )
       val statuses = tasks.map(_.get().status).toSet

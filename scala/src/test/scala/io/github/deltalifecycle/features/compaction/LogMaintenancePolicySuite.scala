@@ -5,8 +5,11 @@ import java.io.File
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.core._
 import org.apache.hadoop.fs.{FileStatus, Path}
-import org.apache.spark.sql.Row
+import io.delta.tables.DeltaTable
+import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.delta.DeltaLog
+import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -122,5 +125,75 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
     try appendAndWait(path, 3 to 4)
     finally spark.conf.unset(PolicySettings.EnabledSessionKey)
     assert(logFiles(path, ".checkpoint.parquet") === Seq(checkpoint(1), checkpoint(2)))
+  }
+
+  /* Each write API commits versions 2 and 3 of a table whose policy compacts every two commits; the
+   * compaction of 2..3 shows that the policy saw the API's commits. Versions 0 and 1 (CREATE and
+   * one INSERT) are compacted first, so the pending commits are exactly the API's. */
+  private val writeApis: Seq[(String, (String, Int) => Unit)] = {
+    def rows(from: Long): DataFrame = spark.range(from, from + 2).toDF("id")
+    Seq(
+      "SQL INSERT by path" -> ((p, _) => spark.sql(s"INSERT INTO delta.`$p` VALUES (10)")),
+      "DataFrame append by path" ->
+        ((p, _) => rows(20).write.format("delta").mode("append").save(p)),
+      "DataFrame overwrite by path" ->
+        ((p, _) => rows(30).write.format("delta").mode("overwrite").save(p)),
+      "SQL UPDATE" -> ((p, _) => spark.sql(s"UPDATE delta.`$p` SET id = id + 100")),
+      "SQL DELETE" -> ((p, i) => spark.sql(s"DELETE FROM delta.`$p` WHERE id = ${i + 1}")),
+      "SQL MERGE" ->
+        ((p, i) =>
+          spark.sql(s"MERGE INTO delta.`$p` t USING (SELECT ${70 + i}L AS id) s ON t.id = s.id " +
+            "WHEN NOT MATCHED THEN INSERT *")
+        ),
+      "DeltaTable API" ->
+        ((p, _) =>
+          DeltaTable.forPath(spark, p).updateExpr(Map("id" -> "id + 1"))
+        ),
+      "SQL OPTIMIZE" -> { (p, _) =>
+        rows(40).write.format("delta").mode("append").save(p)
+        rows(50).write.format("delta").mode("append").save(p)
+        spark.sql(s"OPTIMIZE delta.`$p`")
+      },
+      "streaming" -> { (p, _) =>
+        val source = p + "-source"
+        rows(60).write.format("delta").mode("append").save(source)
+        spark.readStream.format("delta").load(source).writeStream.format("delta")
+          .option("checkpointLocation", p + "-checkpoint").trigger(Trigger.AvailableNow())
+          .start(p).awaitTermination()
+      }
+    )
+  }
+
+  writeApis.foreach { case (api, write) =>
+    test(s"the policy sees commits made through $api") {
+      val path = newTableDir("api-" + api.replace(' ', '-'))
+      spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
+        "'delta.checkpointInterval' = '100', 'deltaLifecycle.logCompaction.interval' = '2')")
+      spark.sql(s"INSERT INTO delta.`$path` VALUES (1), (2), (3)")
+      assert(LogMaintenance.awaitIdle(60000))
+      val before = DeltaLog.forTable(spark, path).update().version
+      write(path, 0)
+      assert(LogMaintenance.awaitIdle(60000))
+      if (api != "SQL OPTIMIZE") write(path, 1)
+      assert(LogMaintenance.awaitIdle(60000))
+      val after = DeltaLog.forTable(spark, path).update().version
+      assert(after >= before + 2, s"$api made ${after - before} commits")
+      val compactions = logFiles(path, ".compacted.json")
+      assert(compactions.contains(compaction(before + 1, before + 2)), compactions)
+    }
+  }
+
+  test("a query that only reads writes nothing to the log") {
+    val path = newTableDir("policy-reads")
+    spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
+      "'delta.checkpointInterval' = '100', 'deltaLifecycle.logCompaction.interval' = '2')")
+    spark.conf.set(PolicySettings.EnabledSessionKey, "false")
+    try appendAndWait(path, 1 to 3)
+    finally spark.conf.unset(PolicySettings.EnabledSessionKey)
+    val files = new File(path, "_delta_log").list().sorted.toSeq
+    spark.read.format("delta").load(path).where(col("id") > lit(0)).collect()
+    spark.sql(s"SELECT count(*) FROM delta.`$path`").collect()
+    assert(LogMaintenance.awaitIdle(60000))
+    assert(new File(path, "_delta_log").list().sorted.toSeq === files)
   }
 }

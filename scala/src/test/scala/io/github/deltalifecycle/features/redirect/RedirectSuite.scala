@@ -7,7 +7,6 @@ import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType
 import org.apache.spark.sql.delta.DeltaLog
-import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -295,7 +294,6 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     val current = info(b)
     LogCommitter.commit(
       log,
-      LogStore(spark),
       current.version,
       Seq(RedirectProtocol.withProperty(
         current.metadata,
