@@ -80,7 +80,8 @@ final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: In
           val present = scala.util.Try(toFs.getFileStatus(to)).toOption
           if (!present.exists(_.getLen == f.getLen)) {
             toFs.mkdirs(to.getParent)
-            if (!FileUtil.copy(fromFs, f.getPath, toFs, to, false, true, hadoopConf)) {
+            if (isLogFile(to)) copyLogFile(fromFs, f, toFs, to, present)
+            else if (!FileUtil.copy(fromFs, f.getPath, toFs, to, false, true, hadoopConf)) {
               throw new java.io.IOException(s"copying ${f.getPath} to $to failed")
             }
             copied.incrementAndGet()
@@ -97,6 +98,42 @@ final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: In
     }
     verify(files, toFs, target)
     CopyStats(copied.get, copiedBytes.get, total - copied.get)
+  }
+
+  private def isLogFile(p: Path): Boolean =
+    Iterator.iterate(p.getParent)(_.getParent).takeWhile(_ != null)
+      .exists(_.getName == LogFiles.LogDirName)
+
+  /**
+   * A log file is never overwritten: a reader of the destination may already trust it. It is copied
+   * under a hidden temporary name and renamed into place, so a copy cut short leaves no partial
+   * file under a log file's name; one already there with other content is a mismatch.
+   */
+  private def copyLogFile(
+      fromFs: FileSystem,
+      from: FileStatus,
+      toFs: FileSystem,
+      to: Path,
+      present: Option[FileStatus]
+  ): Unit = {
+    def mismatch(len: Long) = LifecycleErrors.redirectCopyMismatch(
+      s"$to already holds $len bytes, not the ${from.getLen} of ${from.getPath}; " +
+        "log files are never overwritten"
+    )
+    present.foreach(p => throw mismatch(p.getLen))
+    val temp = new Path(to.getParent, s".${to.getName}.${java.util.UUID.randomUUID()}.tmp")
+    try {
+      if (!FileUtil.copy(fromFs, from.getPath, toFs, temp, false, false, hadoopConf)) {
+        throw new java.io.IOException(s"copying ${from.getPath} to $temp failed")
+      }
+      val renamed =
+        try toFs.rename(temp, to)
+        catch { case _: org.apache.hadoop.fs.FileAlreadyExistsException => false }
+      if (!renamed) {
+        val there = scala.util.Try(toFs.getFileStatus(to)).toOption
+        if (!there.exists(_.getLen == from.getLen)) throw mismatch(there.fold(-1L)(_.getLen))
+      }
+    } finally scala.util.Try(toFs.delete(temp, false))
   }
 
   private def verify(files: Seq[FileStatus], toFs: FileSystem, target: FileStatus => Path): Unit = {

@@ -1,0 +1,137 @@
+"""Every LogStore configuration delta-spark documents keeps working with this extension
+loaded: Delta statements run, the post-commit policy runs, and this project lists and
+commits through the very store delta-spark uses for the table.
+
+LogStore settings belong to the SparkContext, so each configuration runs in its own
+subprocess session. The default configuration is what every other test module runs under.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+from deltalake import DeltaTable
+
+from conftest import FULL_MATRIX, SESSION_CONF
+
+SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from pyspark.sql import SparkSession
+    from delta_lifecycle import configure_spark
+
+    path, settings = sys.argv[1], json.loads(sys.argv[2])
+    builder = SparkSession.builder.master("local[1]")
+    for k, v in {**json.loads(sys.argv[3]), **settings}.items():
+        builder = builder.config(k, v)
+    spark = configure_spark(builder).getOrCreate()
+    jvm, jspark = spark._jvm, spark._jsparkSession
+
+    spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta TBLPROPERTIES ("
+              "'delta.checkpointInterval' = '100', "
+              "'deltaLifecycle.logCompaction.interval' = '3')")
+    for i in range(3):
+        spark.sql(f"INSERT INTO delta.`{path}` VALUES ({i})")
+    idle = jvm.io.github.deltalifecycle.features.compaction.LogMaintenance.awaitIdle(60000)
+    history = spark.sql(f"DESCRIBE PROTOCOL HISTORY delta.`{path}`").count()
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES (3)")
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES (4)")
+    compacted = spark.sql(f"ALTER TABLE delta.`{path}` COMPACT LOG").first()["status"]
+
+    def implementation(store):
+        name = store.getClass().getName()
+        if name.endswith(".DelegatingLogStore"):
+            store = store.getDelegate(jvm.org.apache.hadoop.fs.Path(path))
+            name = store.getClass().getName()
+        if name.endswith(".LogStoreAdaptor"):
+            name = store.logStoreImpl().getClass().getName()
+        return name
+
+    hadoop_conf = jspark.sessionState().newHadoopConf()
+    ours = jvm.io.github.deltalifecycle.core.TableLog.forPath(hadoop_conf, path).store()
+    deltas = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(jspark, path).store()
+    conf = spark.sparkContext.getConf()
+    print("RESULT " + json.dumps({
+        "idle": idle,
+        "history": history,
+        "compacted": compacted,
+        "ours": implementation(ours),
+        "deltas": implementation(deltas),
+        "logStoreConf": {k: v for k, v in conf.getAll() if "logStore" in k},
+        "rows": spark.read.format("delta").load(path).count(),
+    }))
+    """
+)
+
+CONFIGURATIONS: Dict[str, Dict[str, str]] = {
+    # The report this test comes from: a per-scheme key next to the extension.
+    "file scheme impl": {"spark.delta.logStore.file.impl": "io.delta.storage.LocalLogStore"},
+    "class key": {
+        "spark.delta.logStore.class": "org.apache.spark.sql.delta.storage.LocalLogStore"
+    },
+    # delta-spark's documented cloud setups, next to a local table.
+    "cloud scheme impls": {
+        "spark.delta.logStore.s3a.impl": "io.delta.storage.S3DynamoDBLogStore",
+        "spark.delta.logStore.abfss.impl": "io.delta.storage.AzureLogStore",
+        "spark.delta.logStore.gs.impl": "io.delta.storage.GCSLogStore",
+    },
+}
+if FULL_MATRIX:
+    CONFIGURATIONS["unprefixed scheme key"] = {
+        "delta.logStore.file.impl": "org.apache.spark.sql.delta.storage.HDFSLogStore"
+    }
+    CONFIGURATIONS["unprefixed class key"] = {
+        "delta.logStore.class": "io.delta.storage.HDFSLogStore"
+    }
+
+EXPECTED_FILE_STORE = {
+    "file scheme impl": "io.delta.storage.LocalLogStore",
+    "class key": "org.apache.spark.sql.delta.storage.LocalLogStore",
+    "unprefixed scheme key": "org.apache.spark.sql.delta.storage.HDFSLogStore",
+    "unprefixed class key": "io.delta.storage.HDFSLogStore",
+}
+
+
+def run_configuration(path: Path, settings: Dict[str, str]) -> Dict[str, Any]:
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(path), json.dumps(settings), json.dumps(SESSION_CONF)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
+    result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
+    return result
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
+def test_every_statement_and_the_policy_run_under_the_configured_log_store(
+    name: str, tmp_path: Path
+) -> None:
+    settings = CONFIGURATIONS[name]
+    table = tmp_path / "t"
+    result = run_configuration(table, settings)
+
+    # The user's settings are exactly what delta-spark sees: nothing added, nothing changed.
+    assert result["logStoreConf"] == settings
+    # This project lists and commits through the store delta-spark uses for the table.
+    assert result["ours"] == result["deltas"]
+    if name in EXPECTED_FILE_STORE:
+        assert result["ours"] == EXPECTED_FILE_STORE[name]
+
+    # The post-commit policy ran: versions 0-2 were compacted after the third commit.
+    assert result["idle"]
+    log = sorted(p.name for p in (table / "_delta_log").iterdir())
+    assert "00000000000000000000.00000000000000000002.compacted.json" in log, log
+    assert result["history"] == 4
+    assert result["compacted"] in ("written", "exists", "covered", "nothing to compact")
+    assert result["rows"] == 5
+    assert DeltaTable(str(table)).to_pyarrow_table().num_rows == 5
