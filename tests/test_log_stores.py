@@ -47,7 +47,7 @@ SCRIPT = textwrap.dedent(
     def implementation(store):
         name = store.getClass().getName()
         if name.endswith(".DelegatingLogStore"):
-            store = store.getDelegate(jvm.org.apache.hadoop.fs.Path(path))
+            store = store.getDelegate(jvm.org.apache.hadoop.fs.Path("file://" + path))
             name = store.getClass().getName()
         if name.endswith(".LogStoreAdaptor"):
             name = store.logStoreImpl().getClass().getName()

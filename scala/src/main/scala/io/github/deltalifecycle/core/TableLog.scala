@@ -106,12 +106,14 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       catch {
         case NonFatal(e) =>
           val fallback = excluded + checkpoint
-          if (scala.util.Try(LogSegment.plan(listing, version, fallback)).isFailure) {
+          // What can replace the checkpoint lies before it, outside a listing of the log's tail.
+          val whole = if (listing.listedFrom > 0) this.listing() else listing
+          if (scala.util.Try(LogSegment.plan(whole, version, fallback)).isFailure) {
             throw LifecycleErrors.unreadableCheckpoint(checkpoint.description, e)
           }
           logWarning(s"Checkpoint ${checkpoint.description} is unreadable (${e.getMessage}); " +
             "rebuilding from an older checkpoint or the commits")
-          return build(listing, version, fallback)
+          return build(whole, version, fallback)
       }
     }
     val stepActions = OrderedPrefetch.map(segment.steps.iterator) {

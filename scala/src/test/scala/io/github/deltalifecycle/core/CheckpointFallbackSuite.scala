@@ -31,6 +31,30 @@ class CheckpointFallbackSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(e.getMessage.contains(checkpoint.getName))
   }
 
+  test("the tail is listed from _last_checkpoint; a damaged or stale one does not mislead") {
+    val path = newTableDir("last-checkpoint")
+    spark.range(1).write.format("delta").option("delta.checkpointInterval", "2").save(path)
+    (1 to 4).foreach(i => spark.range(i, i + 1).write.format("delta").mode("append").save(path))
+    val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+    val tail = log.tailListing()
+    assert(tail.listedFrom === 4L)
+    assert(tail.commits.map(_.version) === Seq(4L))
+    val expected = log.snapshotAt(4, log.listing()).activeFiles.map(_.path).toSet
+
+    val lastCheckpoint = logFile(path, TableLog.LastCheckpointFileName)
+    Seq("not json", """{"version":999,"size":1}""", """{"size":1}""", "").foreach { damaged =>
+      Files.write(lastCheckpoint.toPath, damaged.getBytes)
+      val listing = log.tailListing()
+      assert(listing.listedFrom === 0L, damaged)
+      assert(listing.latestVersion === 4L, damaged)
+      assert(log.latestSnapshot().activeFiles.map(_.path).toSet === expected, damaged)
+    }
+    // An older checkpoint named by a stale file still plans the latest version.
+    Files.write(lastCheckpoint.toPath, """{"version":2,"size":1}""".getBytes)
+    assert(log.tailListing().listedFrom === 2L)
+    assert(log.latestSnapshot().segment.checkpointVersion === 4L)
+  }
+
   test("a protocol the Delta protocol does not define is a typed error") {
     val path = newTableDir("invalid-protocol")
     spark.range(1).write.format("delta").save(path)
