@@ -43,6 +43,7 @@ __all__ = [
     "UnsupportedProtocolError",
     "CommitNotVisibleError",
     "ConcurrentCommitError",
+    "CoordinatedTableError",
     "InvalidArgumentError",
     "UnknownFeatureError",
     "FeatureNotPresentError",
@@ -180,6 +181,14 @@ class CommitNotVisibleError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_COMMIT_NOT_VISIBLE"
 
 
+class CoordinatedTableError(DeltaLifecycleError):
+    """The table's commits go through a catalog (``catalogManaged``) or a commit coordinator
+    (``coordinatedCommits-preview``, a coordinator property), so this project does not write
+    or delete its log files; the message names the feature or property. Nothing was written."""
+
+    CONDITION = "DELTA_LIFECYCLE_COORDINATED_TABLE"
+
+
 class InvalidArgumentError(DeltaLifecycleError):
     """An argument of a statement is out of range."""
 
@@ -293,6 +302,7 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         UnsupportedProtocolError,
         CommitNotVisibleError,
         ConcurrentCommitError,
+        CoordinatedTableError,
         InvalidArgumentError,
         UnknownFeatureError,
         FeatureNotPresentError,

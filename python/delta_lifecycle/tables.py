@@ -200,6 +200,8 @@ class LifecycleTable:
             compaction.
         delta_lifecycle.errors.UnsupportedProtocolError:
             the range uses a feature this client does not support.
+        delta_lifecycle.errors.CoordinatedTableError:
+            the table's commits go through a catalog or a commit coordinator.
         delta_lifecycle.errors.DeltaLifecycleError:
             the table cannot be resolved or its log cannot be read (see the subclasses in
             :mod:`delta_lifecycle.errors`).
@@ -249,6 +251,9 @@ class LifecycleTable:
             a negative or non-integer ``retain_hours``; raised before any SQL runs.
         delta_lifecycle.errors.InvalidArgumentError:
             the table's ``delta.logRetentionDuration`` is negative.
+        delta_lifecycle.errors.CoordinatedTableError:
+            the table's commits go through a catalog or a commit coordinator (refused with
+            ``dry_run`` too).
         delta_lifecycle.errors.DeltaLifecycleError:
             the table cannot be resolved or its log cannot be read (see the subclasses in
             :mod:`delta_lifecycle.errors`).
@@ -313,6 +318,9 @@ class LifecycleTable:
             another feature needs it.
         delta_lifecycle.errors.DropFeatureWaitError:
             history truncation must wait.
+        delta_lifecycle.errors.CoordinatedTableError:
+            the table's commits go through a catalog or a commit coordinator (refused with
+            ``dry_run`` too).
 
         Examples
         --------
@@ -375,6 +383,9 @@ class LifecycleTable:
             outside the allowed prefixes.
         delta_lifecycle.errors.RedirectStateError:
             already redirected elsewhere.
+        delta_lifecycle.errors.CoordinatedTableError:
+            the table's commits, or the destination's, go through a catalog or a commit
+            coordinator.
 
         Examples
         --------
@@ -414,6 +425,9 @@ class LifecycleTable:
         ------
         delta_lifecycle.errors.RedirectStateError:
             the table has no redirect.
+        delta_lifecycle.errors.CoordinatedTableError:
+            the table's commits, or the destination's, go through a catalog or a commit
+            coordinator.
 
         Examples
         --------

@@ -167,6 +167,23 @@ object LifecycleErrors {
   def commitNotVisible(table: String, version: Long): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_COMMIT_NOT_VISIBLE", "table" -> table, "version" -> version)
 
+  /** See [[CommitCoordination]]: `kind` and `name` say why, `owner` who takes the commits. */
+  def coordinatedTable(
+      table: String,
+      operation: String,
+      kind: String,
+      name: String,
+      owner: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_COORDINATED_TABLE",
+      "operation" -> operation,
+      "table" -> table,
+      "kind" -> kind,
+      "name" -> name,
+      "owner" -> owner
+    )
+
   def unknownFeature(name: String, droppable: Seq[String]): DeltaLifecycleException =
     error(
       "DELTA_LIFECYCLE_UNKNOWN_FEATURE",

@@ -42,7 +42,13 @@ object LogCommitter {
     val version = readVersion + 1
     if (listing.latestVersion != readVersion)
       throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
-    val (_, metadataBefore) = log.protocolAndMetadataAt(readVersion, listing)
+    val (protocolBefore, metadataBefore) = log.protocolAndMetadataAt(readVersion, listing)
+    CommitCoordination.requireDirectCommits(
+      log.tablePath.toString,
+      protocolBefore,
+      metadataBefore,
+      s"commit $operation to"
+    )
     val metadata = actions.collectFirst { case m: Metadata => m }.getOrElse(metadataBefore)
     val now = System.currentTimeMillis()
     val inCommitTimestamp =

@@ -71,6 +71,12 @@ object LogCleanup extends Logging {
     val listing = log.listing()
     val latest = listing.latestVersion
     val (protocol, metadata) = log.protocolAndMetadataAt(latest, listing)
+    CommitCoordination.requireDirectCommits(
+      log.tablePath.toString,
+      protocol,
+      metadata,
+      "clean up the log of"
+    )
     // A feature this client does not know may have its own rules for which files must stay.
     if (!ClientSupport.isSupported(protocol))
       throw LifecycleErrors.unsupportedProtocol(

@@ -64,6 +64,7 @@ object LogCompaction extends Logging {
   /** Compacts the pending commits, if there are at least two. */
   def compactPending(log: TableLog): CompactionOutcome = {
     val listing = log.tailListing()
+    CommitCoordination.requireDirectCommits(log, listing, "compact the log of")
     pendingRange(listing) match {
       case Some((start, end)) => compact(log, listing, start, end)
       case None =>
@@ -86,6 +87,7 @@ object LogCompaction extends Logging {
       end: Long,
       protocolAtEnd: Option[Protocol] = None
   ): CompactionOutcome = {
+    CommitCoordination.requireDirectCommits(log, listing, "compact the log of")
     validateRange(listing, start, end)
     coveringCompaction(listing, start, end) match {
       case Some(existing) => return alreadyThere(log, existing.status.getPath, start, end)

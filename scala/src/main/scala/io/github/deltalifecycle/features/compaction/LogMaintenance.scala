@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{FaultInjection, TableLog}
+import io.github.deltalifecycle.core.{CommitCoordination, FaultInjection, TableLog}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.{DeltaLog, Snapshot}
@@ -114,6 +114,8 @@ object LogMaintenance extends Logging {
     val listing = if (fromCheckpoint > 0) log.listingFrom(fromCheckpoint) else log.tailListing()
     val latest = listing.latestVersion
     val (protocol, metadata) = log.protocolAndMetadataAt(latest, listing)
+    if (CommitCoordination.skipsBackgroundWrites(log.tablePath.toString, protocol, metadata))
+      return MaintenanceAction.Nothing
     val settings = PolicySettings.resolve(metadata.configuration, spark.conf.getOption)
     val action = LogMaintenancePolicy.decide(listing, settings)
     action match {

@@ -77,8 +77,15 @@ final class DropFeature(
   private lazy val table = DeltaTableV2(spark, tablePath, catalogTable)
 
   def run(featureName: String, truncateHistory: Boolean, dryRun: Boolean): DropFeatureResult = {
-    val feature = DroppableFeatures.lookup(featureName)
     val snapshot = log.latestSnapshot()
+    // Before the name: on such a table no drop is possible, whichever feature it names.
+    CommitCoordination.requireDirectCommits(
+      displayName,
+      snapshot.protocol,
+      snapshot.metadata,
+      "drop a feature from"
+    )
+    val feature = DroppableFeatures.lookup(featureName)
     if (!DroppableFeatures.isPresent(snapshot.protocol, feature))
       throw LifecycleErrors.featureNotPresent(feature.name, displayName, snapshot.version)
     val dependents = DroppableFeatures.dependents(snapshot.protocol, feature)

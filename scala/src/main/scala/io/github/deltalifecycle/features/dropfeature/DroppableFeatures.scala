@@ -7,7 +7,6 @@ import org.apache.spark.sql.delta.{
   CheckConstraintsTableFeature,
   CheckpointProtectionTableFeature,
   ColumnMappingTableFeature,
-  CoordinatedCommitsTableFeature,
   DeletionVectorsTableFeature,
   DeltaConfigs,
   InCommitTimestampTableFeature,
@@ -38,13 +37,15 @@ final case class DropStep(description: String, commits: Int, files: Long = 0L, b
 object DroppableFeatures {
   type Droppable = TableFeature with RemovableFeature
 
-  /** In the order the docs list them. */
+  /**
+   * In the order the docs list them. Not `coordinatedCommits-preview`: a table that names it
+   * commits through its coordinator, which this project does not write past (CommitCoordination).
+   */
   val Features: Seq[Droppable] = Seq(
     DeletionVectorsTableFeature,
     TypeWideningTableFeature,
     TypeWideningPreviewTableFeature,
     V2CheckpointTableFeature,
-    CoordinatedCommitsTableFeature,
     CheckpointProtectionTableFeature,
     ColumnMappingTableFeature,
     CheckConstraintsTableFeature,
@@ -178,10 +179,6 @@ object DroppableFeatures {
               "and remove its provenance properties",
             1
           )
-        ).toSeq
-      case "coordinatedCommits-preview" =>
-        Option.when(conf.keys.exists(_.startsWith("delta.coordinatedCommits.")))(
-          DropStep("unset the commit-coordinator properties and backfill its commits", 1)
         ).toSeq
       case _ => Nil
     }

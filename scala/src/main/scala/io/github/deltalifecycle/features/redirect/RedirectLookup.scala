@@ -2,7 +2,13 @@ package io.github.deltalifecycle.features.redirect
 
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogListing, TableLog}
+import io.github.deltalifecycle.core.{
+  ActionReader,
+  CommitCoordination,
+  LifecycleErrors,
+  LogListing,
+  TableLog
+}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
@@ -18,6 +24,10 @@ final case class RedirectInfo(
     config: Option[RedirectConfig]
 ) {
   def state: String = config.map(_.state.name).getOrElse(RedirectState.Normal)
+
+  /** Refuses `operation` on `table` (this location) when its commits go through a coordinator. */
+  def requireDirectCommits(table: String, operation: String): Unit =
+    CommitCoordination.requireDirectCommits(table, protocol, metadata, operation)
 }
 
 /**

@@ -30,6 +30,7 @@ final class RedirectPropertyChange(
       ctx.hadoopConf,
       path
     ).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, "there is no Delta log"))
+    info.requireDirectCommits(displayName, "change the redirect of")
     val parsed = newValue.map(v => RedirectConfig.parse(mode, v, s"the new value of $key"))
     /* As SET REDIRECT does: enabling is stored under the writer-only feature (the source stays
      * readable). */

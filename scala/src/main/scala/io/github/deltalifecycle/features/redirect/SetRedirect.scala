@@ -62,7 +62,9 @@ final class SetRedirect(
     val destPath = RedirectRouting.destinationPath(ctx, displayName, spec)
     val enabling = enablingConfig(spec, mode, rules)
     val current = fresh()
+    current.requireDirectCommits(displayName, "redirect")
     if (current.config.exists(isReady(_, enabling))) return nothingToDo(current, spec)
+    requireDirectCommitsAt(destPath)
 
     val progress = new Progress(spark, s"SET REDIRECT on $displayName", 4)
     progress.start("enter ENABLE-REDIRECT-IN-PROGRESS")
@@ -170,6 +172,14 @@ final class SetRedirect(
           s"in state ${c.state.name}. $howToGoOn"
       )
   }
+
+  /**
+   * The copy writes the destination's log. A resumed run finds its own partial copy there, which
+   * may not read as a table yet; it is a copy of the source, checked already.
+   */
+  private def requireDirectCommitsAt(destPath: Path): Unit =
+    scala.util.Try(RedirectLookup.read(ctx.hadoopConf, destPath)).toOption.flatten
+      .foreach(_.requireDirectCommits(destPath.toString, s"redirect $displayName to"))
 
   /** Copying and re-protocolling a table is safe only if every feature it uses is understood. */
   private def checkSupported(info: RedirectInfo): Unit =

@@ -38,6 +38,7 @@ final class UnsetRedirect(
 
   def run(): RedirectResult = {
     val info = fresh(sourcePath, displayName)
+    info.requireDirectCommits(displayName, "unset the redirect of")
     info.config match {
       case None => throw LifecycleErrors.redirectState(
           displayName,
@@ -81,13 +82,17 @@ final class UnsetRedirect(
     val progress = new Progress(spark, s"UNSET REDIRECT on $displayName", 5)
     val report = new ProcedureReport
     val dropping = c.withState(RedirectState.DropInProgress)
+    val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
+    // The destination gets a marker commit, and its protocol and metadata come back to the source.
+    RedirectLookup.read(ctx.hadoopConf, destPath).foreach(
+      _.requireDirectCommits(destPath.toString, s"bring the redirect of $displayName back from")
+    )
 
     progress.start("enter DROP-REDIRECT-IN-PROGRESS on the source")
     val source = enterDropInProgress(initial, dropping, report)
     FaultInjection.step("unsetRedirect.afterSourceDrop")
 
     progress.start("mark the destination")
-    val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
     val lastDestinationData = markDestination(destPath, report)
     FaultInjection.step("unsetRedirect.afterDestinationMark")
 
