@@ -66,18 +66,26 @@ object RedirectLookup {
   /**
    * Like [[lookup]] without the per-query cache, for commands that change the redirect. It does
    * reuse the facts remembered for the table's latest version (by any earlier read), but only after
-   * re-checking them with two file-status calls: the remembered latest commit file still has the
-   * same modification time and length, and the next commit file does not exist. Otherwise it lists
-   * and reads the log, and remembers what it found.
+   * re-checking them: the remembered latest commit file is unchanged and the next commit file does
+   * not exist. When commits landed since, it lists only those and reads them newest first for a
+   * protocol or metadata change (the remembered ones still hold otherwise). Without remembered
+   * facts it reads the log's tail, and remembers what it found.
    */
   def read(hadoopConf: Configuration, path: Path): Option[RedirectInfo] = {
     val log = TableLog.forPath(hadoopConf, path)
-    stillLatest(log).foreach(return _)
-    if (!log.fs.exists(log.logPath)) return None
-    val listing = scala.util.Try(log.tailListing()).toOption.getOrElse(return None)
+    val remembered = Option(latestFacts.get(log.tablePath.toString))
+    remembered.flatMap(stillLatest(log, _)).foreach(return _)
+    val refreshed = remembered.flatMap {
+      case (version, _, Some(info)) =>
+        scala.util.Try(newerThan(log, version, info)).toOption.flatten
+      case _ => None
+    }
+    val (listing, protocol, metadata) = refreshed.getOrElse {
+      val listing = scala.util.Try(log.tailListing()).toOption.getOrElse(return None)
+      val (protocol, metadata) = latestProtocolAndMetadata(log, listing)
+      (listing, protocol, metadata)
+    }
     val latest = listing.latestVersion
-    val stamp = listing.commit(latest).map(c => (c.status.getModificationTime, c.status.getLen))
-    val (protocol, metadata) = latestProtocolAndMetadata(log, listing)
     val config = RedirectConfig.fromMetadata(metadata, path.toString)
     if (
       config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))
@@ -90,26 +98,73 @@ object RedirectLookup {
     }
     val info = Some(RedirectInfo(log.tablePath, latest, protocol, metadata, config))
     if (latestFacts.size > MaxRemembered) latestFacts.clear()
-    latestFacts.put(log.tablePath.toString, (latest, stamp, info))
+    latestFacts.put(
+      log.tablePath.toString,
+      (
+        latest,
+        listing.commit(latest).map(c =>
+          stampOf(c.status)
+        ),
+        info
+      )
+    )
     info
   }
 
   /**
-   * The remembered facts, if they are still those of the latest version: its commit file is
-   * unchanged and the next commit does not exist. Two file-status calls instead of a listing.
+   * The commits after `version`, and the protocol and metadata after them, found from `known`
+   * (those at `version`) and the newest of those commits that changes them. None when the newer
+   * files are not a plain run of commits (a gap, or none at all): then the tail is read again.
    */
-  private def stillLatest(log: TableLog): Option[Option[RedirectInfo]] =
-    Option(latestFacts.get(log.tablePath.toString)).flatMap { case (version, stamp, info) =>
-      def status(v: Long) =
-        scala.util.Try(log.fs.getFileStatus(FileNames.unsafeDeltaFile(log.logPath, v))).toOption
-      val unchanged = stamp.isDefined &&
-        status(version).map(s => (s.getModificationTime, s.getLen)) == stamp
-      if (unchanged && status(version + 1).isEmpty) Some(info) else None
+  private def newerThan(
+      log: TableLog,
+      version: Long,
+      known: RedirectInfo
+  ): Option[(LogListing, Protocol, Metadata)] = {
+    val listing = log.listingFrom(version + 1)
+    val newer = listing.commits.map(_.version)
+    if (newer.isEmpty || newer != (version + 1 to newer.max)) return None
+    val (protocol, metadata) =
+      latestProtocolAndMetadata(log, listing, fallback = Some((known.protocol, known.metadata)))
+    Some((listing, protocol, metadata))
+  }
+
+  /**
+   * The remembered facts, if they are still those of the latest version: its commit file is
+   * unchanged and the next commit does not exist. One file-status call and one open instead of a
+   * listing: on S3A a missing file costs an open one HEAD, where a file-status call adds a LIST.
+   */
+  private def stillLatest(log: TableLog, remembered: Remembered): Option[Option[RedirectInfo]] =
+    remembered match {
+      case (version, stamp, info) =>
+        val unchanged = stamp.isDefined && scala.util.Try(
+          log.fs.getFileStatus(FileNames.unsafeDeltaFile(log.logPath, version))
+        ).toOption.map(stampOf) == stamp
+        if (unchanged && !exists(log, FileNames.unsafeDeltaFile(log.logPath, version + 1)))
+          Some(info)
+        else None
     }
 
+  private def exists(log: TableLog, file: Path): Boolean =
+    try {
+      log.readFs.open(file).close()
+      true
+    } catch { case _: java.io.FileNotFoundException => false }
+
+  /**
+   * What identifies a commit file between two looks: its length and modification time in whole
+   * seconds, because object stores give the time in milliseconds in a listing but in seconds in a
+   * file-status call (commit files are written once, so this only has to tell a table that was
+   * deleted and created again).
+   */
+  private def stampOf(status: org.apache.hadoop.fs.FileStatus): (Long, Long) =
+    (status.getModificationTime / 1000, status.getLen)
+
   private val MaxRemembered = 1000
-  private val latestFacts =
-    new ConcurrentHashMap[String, (Long, Option[(Long, Long)], Option[RedirectInfo])]()
+
+  /** The latest version seen, the stamp of its commit file, and the facts read at it. */
+  private type Remembered = (Long, Option[(Long, Long)], Option[RedirectInfo])
+  private val latestFacts = new ConcurrentHashMap[String, Remembered]()
 
   /**
    * The latest protocol and metadata, reading as little as possible: the latest version's checksum;
@@ -118,19 +173,23 @@ object RedirectLookup {
    */
   private def latestProtocolAndMetadata(
       log: TableLog,
-      listing: LogListing
+      listing: LogListing,
+      fallback: Option[(Protocol, Metadata)] = None
   ): (Protocol, Metadata) = {
     val latest = listing.latestVersion
-    log.checksumAt(latest, listing).filter(c => c.protocol != null && c.metadata != null).foreach {
-      c =>
-        return (c.protocol, c.metadata)
+    if (fallback.isEmpty) {
+      log.checksumAt(latest, listing).filter(c => c.protocol != null && c.metadata != null)
+        .foreach(c => return (c.protocol, c.metadata))
     }
-    val checkpointVersion =
-      listing.checkpoints.filter(_.version <= latest).lastOption.map(_.version).getOrElse(-1L)
+    // Below this version the checkpoint (or, on a refresh, the remembered facts) answers.
+    val floor =
+      if (fallback.isDefined) listing.listedFrom - 1
+      else listing.checkpoints.filter(_.version <= latest).lastOption.map(_.version)
+        .getOrElse(listing.listedFrom - 1)
     var protocol: Protocol = null
     var metadata: Metadata = null
     var v = latest
-    while (v > checkpointVersion && (protocol == null || metadata == null)) {
+    while (v > floor && (protocol == null || metadata == null)) {
       listing.commit(v) match {
         case Some(commit) =>
           val actions =
@@ -139,9 +198,13 @@ object RedirectLookup {
             protocol = actions.collect { case p: Protocol => p }.lastOption.orNull
           if (metadata == null)
             metadata = actions.collect { case m: Metadata => m }.lastOption.orNull
-        case None => v = checkpointVersion // a gap: let the complete reading judge it
+        case None => v = floor // a gap: let the complete reading judge it
       }
       v -= 1
+    }
+    fallback.foreach { case (p, m) =>
+      if (protocol == null) protocol = p
+      if (metadata == null) metadata = m
     }
     if (protocol != null && metadata != null) (protocol, metadata)
     else log.protocolAndMetadataAt(latest, listing)
