@@ -40,6 +40,8 @@ log = logging.getLogger("delta_lifecycle.objectstore")
 
 _HERE = Path(__file__).resolve().parent
 _background_build_error: List[BaseException] = []
+#: Which server this run's object-store tests used, for the end-of-run summary.
+_servers_used: List[ObjectStore] = []
 _background_build: Optional[threading.Thread] = None
 
 
@@ -71,6 +73,21 @@ def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
         items[:] = [item for item in items if id(item) not in chosen] + mine
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say which S3 server the tests ran on, where nobody can miss it; log lines from a
+    fixture are shown only when a test fails."""
+    for store in _servers_used:
+        if store.kind == "minio":
+            terminalreporter.write_line(f"object-store tests ran on MinIO ({store.endpoint})")
+        else:
+            terminalreporter.write_line(
+                f"object-store tests ran on {store.kind.upper()}, an S3 emulator: MinIO "
+                "could not be built or was not chosen (see tests/objectstore/server.py)",
+                red=True,
+                bold=True,
+            )
+
+
 @pytest.fixture(scope="session")
 def object_store() -> Iterator[ObjectStore]:
     """The run's S3-compatible server on a free localhost port."""
@@ -80,6 +97,7 @@ def object_store() -> Iterator[ObjectStore]:
     if _background_build_error:
         log.error("The background MinIO build failed: %s", _background_build_error[0])
     store = start_object_store(prefer=prefer)
+    _servers_used.append(store)
     try:
         yield store
     finally:

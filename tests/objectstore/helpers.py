@@ -26,6 +26,9 @@ FULL_OBJECTSTORE_SUITE = (
     os.environ.get("DELTA_LIFECYCLE_OBJECTSTORE") == "1"
     or os.environ.get("DELTA_LIFECYCLE_FULL_MATRIX") == "1"
 )
+FULL_SUITE_ONLY = (
+    "the full object-store suite runs with DELTA_LIFECYCLE_OBJECTSTORE=1 (make objectstore-test)"
+)
 
 
 def s3_session_conf(store: ObjectStore) -> Dict[str, str]:

@@ -20,6 +20,7 @@ from delta_lifecycle import DropFeatureResult, LifecycleTable
 from delta_lifecycle.errors import DropFeatureWaitError
 from objectstore.helpers import (
     FULL_OBJECTSTORE_SUITE,
+    FULL_SUITE_ONLY,
     StockRead,
     delta_rs_ids,
     ids,
@@ -29,10 +30,8 @@ from objectstore.helpers import (
 )
 from objectstore.server import ObjectStore
 
-pytestmark = pytest.mark.skipif(
-    not FULL_OBJECTSTORE_SUITE,
-    reason="full object-store suite: DELTA_LIFECYCLE_OBJECTSTORE=1 (make objectstore-test)",
-)
+if not FULL_OBJECTSTORE_SUITE:
+    pytest.skip(FULL_SUITE_ONLY, allow_module_level=True)
 
 #: What :func:`conftest.deletion_vector_table` leaves: ten inserts of two rows, three deleted.
 DV_ROWS = sorted(set(range(10)) | set(range(100, 110)) - {101, 103, 105})

@@ -19,6 +19,7 @@ from deltalog import assert_history_matches_log, assert_maintenance_files_descri
 from delta_lifecycle import CleanupResult, CompactionResult, LifecycleTable, ProtocolVersion
 from objectstore.helpers import (
     FULL_OBJECTSTORE_SUITE,
+    FULL_SUITE_ONLY,
     StockRead,
     delta_rs_ids,
     ids,
@@ -29,10 +30,8 @@ from objectstore.helpers import (
 )
 from objectstore.server import ObjectStore
 
-pytestmark = pytest.mark.skipif(
-    not FULL_OBJECTSTORE_SUITE,
-    reason="full object-store suite: DELTA_LIFECYCLE_OBJECTSTORE=1 (make objectstore-test)",
-)
+if not FULL_OBJECTSTORE_SUITE:
+    pytest.skip(FULL_SUITE_ONLY, allow_module_level=True)
 
 POLICY_INTERVAL = 3
 POLICY_INSERTS = 7

@@ -21,6 +21,7 @@ from delta_lifecycle.errors import RedirectLocationNotAllowedError, RedirectWrit
 from delta_lifecycle.errors import translate_errors
 from objectstore.helpers import (
     FULL_OBJECTSTORE_SUITE,
+    FULL_SUITE_ONLY,
     StockRead,
     delta_rs_ids,
     ids,
@@ -28,10 +29,8 @@ from objectstore.helpers import (
 )
 from objectstore.server import ObjectStore
 
-pytestmark = pytest.mark.skipif(
-    not FULL_OBJECTSTORE_SUITE,
-    reason="full object-store suite: DELTA_LIFECYCLE_OBJECTSTORE=1 (make objectstore-test)",
-)
+if not FULL_OBJECTSTORE_SUITE:
+    pytest.skip(FULL_SUITE_ONLY, allow_module_level=True)
 
 ALLOWED_PREFIXES = "spark.deltaLifecycle.redirect.allowedLocationPrefixes"
 

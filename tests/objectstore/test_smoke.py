@@ -121,3 +121,11 @@ def test_every_client_reads_the_same_rows(
     assert delta_rs_ids(object_store, maintained.uri, CHECKPOINT_INTERVAL) == at_checkpoint
     # Version 2 went with CLEAN LOG.
     assert isinstance(stock["cleaned"], str) and stock["cleaned"].startswith("refused")
+
+
+def test_hadoop_aws_matches_the_hadoop_of_the_session(spark: SparkSession) -> None:
+    from delta_lifecycle.config import hadoop_version
+
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    assert jvm.org.apache.hadoop.util.VersionInfo.getVersion() == hadoop_version()
