@@ -93,6 +93,29 @@ def tables(spark: SparkSession, places: Dict[str, str]) -> Dict[str, Any]:
     _append(spark, t["local"], 40)
     t["local_rows_redirected"] = ids(spark, t["local"])
     t["local_unset"] = to_local.unset_redirect()
+
+    # Object keys that need encoding: a space in the table's path, and partition values
+    # that Delta escapes in directory names and URL-encodes in the log.
+    t["odd"] = f"{places['source']}/with space/odd"
+    t["odd_dest"] = f"{places['destination']}/with space/odd"
+    spark.sql(
+        f"CREATE TABLE delta.`{t['odd']}` (id BIGINT, p STRING) USING delta PARTITIONED BY (p)"
+    )
+    spark.sql(f"INSERT INTO delta.`{t['odd']}` VALUES (1, 'a b/%'), (2, 'c=d'), (3, 'e:f')")
+    odd = LifecycleTable.for_path(spark, t["odd"])
+    odd.set_redirect(t["odd_dest"])
+    spark.sql(f"INSERT INTO delta.`{t['odd']}` VALUES (4, 'a b/%')")
+    t["odd_unset"] = odd.unset_redirect()
+
+    # A catalog table on S3: reads and writes by name follow the redirect.
+    spark.sql(f"CREATE TABLE named_events (id BIGINT) USING delta LOCATION '{places['source']}/named'")
+    spark.sql("INSERT INTO named_events VALUES (1), (2)")
+    t["named"] = f"{places['source']}/named"
+    t["named_dest"] = f"{places['destination']}/named"
+    spark.sql(f"ALTER TABLE named_events SET REDIRECT TO '{t['named_dest']}'").collect()
+    spark.sql("INSERT INTO named_events VALUES (3)")
+    t["named_rows"] = sorted(int(r[0]) for r in spark.sql("SELECT id FROM named_events").collect())
+    t["named_status"] = LifecycleTable.for_name(spark, "named_events").redirect_status()
     return t
 
 
@@ -100,7 +123,8 @@ def tables(spark: SparkSession, places: Dict[str, str]) -> Dict[str, Any]:
 def stock(
     tables: Dict[str, Any], object_store: ObjectStore, tmp_path_factory: pytest.TempPathFactory
 ) -> Dict[str, StockRead]:
-    names = ("rw", "rw_dest", "back", "back_dest", "local", "local_dest")
+    names = ("rw", "rw_dest", "back", "back_dest", "local", "local_dest", "odd", "odd_dest",
+             "named_dest")
     spec: Dict[str, Tuple[str, Optional[int]]] = {n: (tables[n], None) for n in names}
     return stock_read_ids(object_store, spec, tmp_path_factory.mktemp("stock"))
 
@@ -172,3 +196,32 @@ def test_a_bucket_outside_the_allowed_prefixes_is_refused(
         LifecycleTable.for_path(spark, uri).set_redirect(f"{places['source']}x/t")
     assert object_store.list_prefix(f"{places['elsewhere']}/t") == []
     assert ids(spark, uri) == [0, 1]
+
+
+def test_keys_that_need_encoding_survive_the_copy_and_back(
+    spark: SparkSession, tables: Dict[str, Any], object_store: ObjectStore,
+    stock: Dict[str, StockRead],
+) -> None:
+    assert tables["odd_unset"].state == "NORMAL"
+    for name in ("odd", "odd_dest"):
+        uri = tables[name]
+        rows = spark.read.format("delta").load(uri).collect()
+        assert sorted((int(r.id), r.p) for r in rows) == [
+            (1, "a b/%"), (2, "c=d"), (3, "e:f"), (4, "a b/%")
+        ], name
+        assert stock[name] == [1, 2, 3, 4], name
+        assert delta_rs_ids(object_store, uri) == [1, 2, 3, 4], name
+    # The destination holds the same data objects as the source, under the same keys.
+    source = [k for k in object_store.list_prefix(tables["odd"]) if not k.startswith("_delta_log")]
+    destination = object_store.list_prefix(tables["odd_dest"])
+    assert source and set(source) <= set(destination)
+
+
+def test_a_catalog_table_on_s3_follows_its_redirect(
+    tables: Dict[str, Any], object_store: ObjectStore, stock: Dict[str, StockRead]
+) -> None:
+    status: Optional[RedirectStatus] = tables["named_status"]
+    assert status is not None and status.state == "READY"
+    assert status.destination_location == tables["named_dest"]
+    assert tables["named_rows"] == [1, 2, 3]
+    assert stock["named_dest"] == delta_rs_ids(object_store, tables["named_dest"]) == [1, 2, 3]
