@@ -102,7 +102,6 @@ def object_store() -> Iterator[ObjectStore]:
         yield store
     finally:
         store.stop()
-        shutil.rmtree(store.data_dir.parent, ignore_errors=True)
 
 
 _bucket_numbers = itertools.count(1)

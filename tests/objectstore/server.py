@@ -39,7 +39,10 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence
+
+if TYPE_CHECKING:
+    from pyarrow.fs import S3FileSystem
 
 log = logging.getLogger("delta_lifecycle.objectstore")
 
@@ -138,7 +141,8 @@ class ObjectStore:
     kind: str
     endpoint: str
     process: subprocess.Popen[bytes]
-    data_dir: Path
+    #: Holds the server's data directory and log; deleted by :meth:`stop`.
+    workdir: Path
     log_file: Path
     access_key: str = ACCESS_KEY
     secret_key: str = SECRET_KEY
@@ -183,7 +187,7 @@ class ObjectStore:
             options["AWS_S3_ALLOW_UNSAFE_RENAME"] = "true"
         return options
 
-    def filesystem(self):  # type: ignore[no-untyped-def]
+    def filesystem(self) -> "S3FileSystem":
         """A ``pyarrow.fs.S3FileSystem`` on this server: an S3 client independent of
         Hadoop and delta-rs, for creating buckets and listing what the tests wrote."""
         from pyarrow import fs
@@ -228,7 +232,7 @@ class ObjectStore:
             f"  secret key  {self.secret_key}",
             f"  region      {self.region}",
             f"  buckets     {', '.join(self.buckets) or '(none)'}",
-            f"  data dir    {self.data_dir}",
+            f"  data dir    {self.workdir / 'data'}",
             f"  server log  {self.log_file}",
             "",
             "Spark (S3A) settings; also put hadoop-aws on the classpath, e.g.",
@@ -242,6 +246,7 @@ class ObjectStore:
         return "\n".join(lines)
 
     def stop(self) -> None:
+        """Stop the server and delete its data and log."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -249,7 +254,13 @@ class ObjectStore:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=20)
-        shutil.rmtree(self.data_dir, ignore_errors=True)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def log_tail(self) -> str:
+        try:
+            return self.log_file.read_text(errors="replace")[-3000:]
+        except OSError:
+            return "(no log)"
 
 
 def _wait_until_serving(store: ObjectStore, health_path: str) -> None:
@@ -257,9 +268,10 @@ def _wait_until_serving(store: ObjectStore, health_path: str) -> None:
     last_error = "no answer yet"
     while time.monotonic() < deadline:
         if store.process.poll() is not None:
+            tail = store.log_tail()
+            store.stop()
             raise RuntimeError(
-                f"{store.kind} exited with {store.process.returncode} while starting; "
-                f"log: {store.log_file}\n{store.log_file.read_text(errors='replace')[-3000:]}"
+                f"{store.kind} exited with {store.process.returncode} while starting:\n{tail}"
             )
         try:
             with urllib.request.urlopen(store.endpoint + health_path, timeout=2) as response:
@@ -269,11 +281,15 @@ def _wait_until_serving(store: ObjectStore, health_path: str) -> None:
         except (urllib.error.URLError, OSError) as e:
             last_error = str(e)
         time.sleep(0.2)
+    tail = store.log_tail()
     store.stop()
-    raise RuntimeError(f"{store.kind} did not start in {STARTUP_TIMEOUT_SECONDS:.0f} s: {last_error}")
+    raise RuntimeError(
+        f"{store.kind} did not start in {STARTUP_TIMEOUT_SECONDS:.0f} s: {last_error}\n{tail}"
+    )
 
 
-def _start_minio(binary: Path, workdir: Path) -> ObjectStore:
+def _start_minio(binary: Path) -> ObjectStore:
+    workdir = Path(tempfile.mkdtemp(prefix="delta-lifecycle-s3-"))
     port, console_port = _free_port(), _free_port()
     data_dir = workdir / "data"
     data_dir.mkdir()
@@ -301,15 +317,14 @@ def _start_minio(binary: Path, workdir: Path) -> ObjectStore:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl-C on `make objectstore` reaches us, not it
         )
-    store = ObjectStore("minio", f"http://127.0.0.1:{port}", process, data_dir, log_file)
+    store = ObjectStore("minio", f"http://127.0.0.1:{port}", process, workdir, log_file)
     _wait_until_serving(store, "/minio/health/live")
     return store
 
 
-def _start_moto(workdir: Path) -> ObjectStore:
+def _start_moto() -> ObjectStore:
+    workdir = Path(tempfile.mkdtemp(prefix="delta-lifecycle-s3-"))
     port = _free_port()
-    data_dir = workdir / "data"
-    data_dir.mkdir()
     log_file = workdir / "moto.log"
     with open(log_file, "wb") as out:
         process = subprocess.Popen(
@@ -318,38 +333,45 @@ def _start_moto(workdir: Path) -> ObjectStore:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    store = ObjectStore("moto", f"http://127.0.0.1:{port}", process, data_dir, log_file)
+    store = ObjectStore("moto", f"http://127.0.0.1:{port}", process, workdir, log_file)
     _wait_until_serving(store, "/moto-api/")
     return store
 
 
 def start_object_store(buckets: Sequence[str] = (), prefer: Optional[str] = None) -> ObjectStore:
     """Start a server on a free localhost port with a fresh data directory and create
-    ``buckets``. MinIO unless it cannot be built (or ``prefer="moto"``, or the environment
-    variable ``DELTA_LIFECYCLE_OBJECTSTORE_SERVER=moto``); then moto, announced loudly."""
+    ``buckets``. MinIO unless it cannot be built or started (or ``prefer="moto"``, or the
+    environment variable ``DELTA_LIFECYCLE_OBJECTSTORE_SERVER=moto``); then moto, with a
+    banner in the log saying so."""
     prefer = prefer or os.environ.get("DELTA_LIFECYCLE_OBJECTSTORE_SERVER", "minio")
-    workdir = Path(tempfile.mkdtemp(prefix="delta-lifecycle-s3-"))
     store: Optional[ObjectStore] = None
     if prefer == "minio":
+        problem: Optional[BaseException] = None
         try:
-            store = _start_minio(build_minio(), workdir)
+            binary = build_minio()
+            # A free port can be taken by someone else before MinIO binds it: try again
+            # before calling MinIO unusable.
+            for _ in range(3):
+                try:
+                    store = _start_minio(binary)
+                    break
+                except RuntimeError as e:
+                    problem = e
         except (RuntimeError, subprocess.TimeoutExpired) as e:
+            problem = e
+        if store is None:
             log.error(
                 "\n%s\nMinIO is NOT available (%s).\nFALLING BACK TO MOTO, an S3 emulator; "
-                "results are weaker evidence than on MinIO.\n%s", "!" * 78, e, "!" * 78
+                "results are weaker evidence than on MinIO.\n%s", "!" * 78, problem, "!" * 78
             )
-            # A half-started MinIO leaves files behind; moto gets a clean directory.
-            shutil.rmtree(workdir, ignore_errors=True)
-            workdir.mkdir()
     if store is None:
-        store = _start_moto(workdir)
-    log.warning("Object store: %s at %s (data in %s)", store.kind, store.endpoint, workdir)
+        store = _start_moto()
+    log.warning("Object store: %s at %s (files in %s)", store.kind, store.endpoint, store.workdir)
     try:
         for name in buckets:
             store.create_bucket(name)
     except Exception:
         store.stop()
-        shutil.rmtree(workdir, ignore_errors=True)
         raise
     return store
 
@@ -361,7 +383,6 @@ def running_object_store(buckets: Sequence[str] = ()) -> Iterator[ObjectStore]:
         yield store
     finally:
         store.stop()
-        shutil.rmtree(store.data_dir.parent, ignore_errors=True)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
