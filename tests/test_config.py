@@ -89,3 +89,25 @@ def test_packages_resolve_from_maven_central_and_the_local_repository_only() -> 
 
     own = spark_configuration({"spark.jars.ivySettings": "/etc/ivy/mine.xml"})
     assert own["spark.jars.ivySettings"] == "/etc/ivy/mine.xml"
+
+
+def test_hadoop_aws_follows_the_hadoop_spark_runs_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The version comes from the ``hadoop-client-api`` jar in Spark's jars directory, the
+    one ``SPARK_HOME`` names when it is set."""
+    from delta_lifecycle import hadoop_aws_package
+    from delta_lifecycle.config import hadoop_version
+
+    import pyspark
+
+    bundled = sorted((Path(pyspark.__file__).parent / "jars").glob("hadoop-client-api-*.jar"))
+    assert [jar.name for jar in bundled] == [f"hadoop-client-api-{hadoop_version()}.jar"]
+    assert hadoop_aws_package() == f"org.apache.hadoop:hadoop-aws:{hadoop_version()}"
+
+    (tmp_path / "jars").mkdir()
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path))
+    with pytest.raises(RuntimeError, match="none"):
+        hadoop_aws_package()
+    (tmp_path / "jars" / "hadoop-client-api-9.8.7.jar").touch()
+    assert hadoop_aws_package() == "org.apache.hadoop:hadoop-aws:9.8.7"
