@@ -10,8 +10,11 @@
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #   make reliability  install, then every reliability matrix at full size (README "Reliability")
+#   make objectstore  start a local S3-compatible server (MinIO) and print its settings
+#   make objectstore-test  install, then every test on s3a:// tables (docs/object-stores.md)
 #
-# Needs only Java 17, Python 3.10+ (with venv), curl and make: build/sbt fetches sbt.
+# Needs only Java 17, Python 3.10+ (with venv), curl and make: build/sbt fetches sbt. The
+# object-store tests also use Go, to build MinIO; without Go they fall back to moto.
 
 SHELL := /bin/bash
 
@@ -33,7 +36,8 @@ VENV_PY := $(VENV)/bin/python
 
 SBT := build/sbt
 
-.PHONY: jar venv install typecheck fmt fmt-check test pytest demo bench reliability clean-jar
+.PHONY: jar venv install typecheck fmt fmt-check test pytest demo bench reliability \
+	objectstore objectstore-test clean-jar
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
@@ -91,6 +95,14 @@ reliability: install
 	DELTA_LIFECYCLE_FULL_MATRIX=1 $(SBT) "lifecycle/testOnly *ConformanceSuite"
 	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest -q -s tests/test_drop_feature_crashes.py \
 		tests/test_redirect_crashes.py tests/test_log_crashes.py tests/test_concurrent_writers.py tests/test_bad_input.py
+
+# MinIO is built from its Go module on first use (4 to 10 minutes) and cached outside the
+# repository; tests/objectstore/server.py says where. CI runs only tests/objectstore/test_smoke.py.
+objectstore: venv
+	$(VENV_PY) tests/objectstore/server.py start
+
+objectstore-test: install
+	DELTA_LIFECYCLE_OBJECTSTORE=1 $(VENV)/bin/pytest -q tests/objectstore
 
 clean-jar:
 	rm -f $(BUNDLED_JAR_DIR)/*.jar

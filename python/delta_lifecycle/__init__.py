@@ -18,6 +18,7 @@ from delta_lifecycle import errors
 from delta_lifecycle._version import __version__
 from delta_lifecycle.config import (
     configure_spark,
+    hadoop_aws_package,
     jar_path,
     maven_coordinate,
     spark_configuration,
@@ -45,6 +46,7 @@ __all__ = [
     "__version__",
     "configure_spark",
     "errors",
+    "hadoop_aws_package",
     "jar_path",
     "maven_coordinate",
     "spark_configuration",

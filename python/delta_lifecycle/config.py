@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
@@ -17,6 +18,8 @@ __all__ = [
     "LIFECYCLE_EXTENSION",
     "configure_spark",
     "delta_maven_coordinate",
+    "hadoop_aws_package",
+    "hadoop_version",
     "ivy_settings_path",
     "jar_path",
     "maven_coordinate",
@@ -115,6 +118,69 @@ def delta_maven_coordinate() -> str:
         ) from e
     spark_line = ".".join(pyspark.__version__.split(".")[:2])
     return f"io.delta:delta-spark_{spark_line}_2.13:{delta_version}"
+
+
+def hadoop_version() -> str:
+    """Return the version of the Hadoop client bundled with the installed pyspark.
+
+    Read from the name of ``hadoop-client-api-<version>.jar`` in the jars directory Spark
+    runs with: ``$SPARK_HOME/jars`` when ``SPARK_HOME`` is set, as pyspark itself does, else
+    the one inside the pyspark package.
+
+    Returns
+    -------
+    the Hadoop version, such as ``"3.5.0"``.
+
+    Raises
+    ------
+    RuntimeError
+        when that directory holds no ``hadoop-client-api`` jar, or more than one version
+        of it.
+
+    Examples
+    --------
+    >>> hadoop_version()  # doctest: +SKIP
+    '3.5.0'
+    """
+    import pyspark
+
+    spark_home = os.environ.get("SPARK_HOME")
+    home = Path(spark_home) if spark_home else Path(pyspark.__file__).resolve().parent
+    prefix = "hadoop-client-api-"
+    versions = sorted(
+        {jar.name[len(prefix):-len(".jar")] for jar in (home / "jars").glob(f"{prefix}*.jar")}
+    )
+    if len(versions) != 1:
+        raise RuntimeError(
+            f"Cannot tell which Hadoop version Spark runs with: {home / 'jars'} holds "
+            f"{len(versions)} {prefix}<version>.jar versions ({', '.join(versions) or 'none'}), "
+            "expected exactly one."
+        )
+    return versions[0]
+
+
+def hadoop_aws_package() -> str:
+    """Return the Maven coordinate of ``hadoop-aws`` matching the installed pyspark's Hadoop.
+
+    ``hadoop-aws`` provides the ``s3a://`` file system (S3A) and must be exactly the version
+    of the Hadoop client Spark runs with (see :func:`hadoop_version`). Pass it to
+    :func:`configure_spark` to read and write tables on S3 or an S3-compatible store; it
+    brings in the AWS SDK bundle (about 700 MB, downloaded once into the Ivy cache). The
+    S3A settings themselves (endpoint, credentials) are the user's: ``spark.hadoop.fs.s3a.*``.
+
+    Returns
+    -------
+    the coordinate, ``org.apache.hadoop:hadoop-aws:<Hadoop version>``.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> builder = SparkSession.builder.master("local[2]")
+    >>> builder = configure_spark(builder, extra_packages=[hadoop_aws_package()])
+    >>> hadoop_aws_package()  # doctest: +SKIP
+    'org.apache.hadoop:hadoop-aws:3.5.0'
+    """
+    return f"org.apache.hadoop:hadoop-aws:{hadoop_version()}"
 
 
 def _split(value: object) -> List[str]:

@@ -1,0 +1,152 @@
+"""Fixtures for the object-store suite: one S3-compatible server per test run
+(``server.py``; MinIO, or moto if MinIO cannot be built), fresh buckets, and a module
+session reaching the server through S3A.
+
+The ``spark`` fixture here replaces ``tests/conftest.py``'s for this directory: the same
+small local session with this extension, plus hadoop-aws and the S3A settings.
+
+A missing MinIO binary takes 4 to 10 minutes to build. So that a full ``pytest tests``
+run does not wait for it, the build starts in the background (niced) as soon as this
+directory is collected, and this suite's tests run after every other test.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from typing import Callable, Iterator, List, Optional
+
+import pytest
+
+pytest.register_assert_rewrite("objectstore.helpers")
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+from delta_lifecycle import configure_spark, hadoop_aws_package  # noqa: E402
+from objectstore.helpers import s3_session_conf  # noqa: E402
+from objectstore.server import (  # noqa: E402
+    ObjectStore,
+    build_minio,
+    minio_binary,
+    start_object_store,
+)
+
+log = logging.getLogger("delta_lifecycle.objectstore")
+
+_HERE = Path(__file__).resolve().parent
+_background_build_error: List[BaseException] = []
+_background_build: Optional[threading.Thread] = None
+
+
+def _start_background_build() -> None:
+    global _background_build
+    if minio_binary().is_file() or shutil.which("go") is None:
+        return
+    if os.environ.get("DELTA_LIFECYCLE_OBJECTSTORE_SERVER", "minio") != "minio":
+        return
+
+    def build() -> None:
+        try:
+            build_minio(niced=True)
+        except BaseException as e:  # recorded: the server fixture then falls back to moto
+            _background_build_error.append(e)
+
+    _background_build = threading.Thread(target=build, name="minio-build", daemon=True)
+    _background_build.start()
+
+
+_start_background_build()
+
+
+def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
+    """Run this directory's tests last, giving a background MinIO build the whole run."""
+    mine = [item for item in items if _HERE in Path(str(item.fspath)).resolve().parents]
+    if mine and len(mine) < len(items):
+        chosen = set(id(item) for item in mine)
+        items[:] = [item for item in items if id(item) not in chosen] + mine
+
+
+@pytest.fixture(scope="session")
+def object_store() -> Iterator[ObjectStore]:
+    """The run's S3-compatible server on a free localhost port."""
+    if _background_build is not None:
+        _background_build.join()
+    prefer = "moto" if _background_build_error else None
+    if _background_build_error:
+        log.error("The background MinIO build failed: %s", _background_build_error[0])
+    store = start_object_store(prefer=prefer)
+    try:
+        yield store
+    finally:
+        store.stop()
+        shutil.rmtree(store.data_dir.parent, ignore_errors=True)
+
+
+_bucket_numbers = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def new_bucket(object_store: ObjectStore) -> Callable[[str], str]:
+    """Create a fresh bucket whose name starts with ``hint``; return its ``s3a://`` URI."""
+
+    def create(hint: str) -> str:
+        stem = re.sub(r"[^a-z0-9-]+", "-", hint.lower()).strip("-")[:40] or "bucket"
+        return object_store.create_bucket(f"{stem}-{next(_bucket_numbers)}")
+
+    return create
+
+
+@pytest.fixture(scope="module")
+def bucket(new_bucket: Callable[[str], str], request: pytest.FixtureRequest) -> str:
+    """A bucket of this test module's own, as ``s3a://<name>``."""
+    return new_bucket(request.module.__name__.rsplit(".", 1)[-1].replace("test_", ""))
+
+
+S3A_CLASS = "org.apache.hadoop.fs.s3a.S3AFileSystem"
+
+
+def _restart_jvm_without_s3a() -> None:
+    """Stop this process's Spark JVM if it was launched without hadoop-aws.
+
+    ``spark.jars.packages`` is resolved only when pyspark launches its JVM, which then
+    serves every later session of the process: after another test module's session, S3A
+    would be missing. pyspark has no public way to relaunch, so this closes the gateway
+    the way pyspark's own launcher arranges for (the JVM exits when its stdin closes) and
+    forgets it; the next ``getOrCreate`` launches a JVM with this suite's packages.
+    """
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is None or SparkContext._active_spark_context is not None:
+        return
+    if gateway.jvm.org.apache.spark.util.Utils.classIsLoadable(S3A_CLASS):
+        return
+    log.warning("Relaunching the Spark JVM: it was started without hadoop-aws")
+    gateway.shutdown()
+    gateway.proc.stdin.close()
+    gateway.proc.wait(timeout=120)
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+
+
+@pytest.fixture(scope="module")
+def spark(
+    object_store: ObjectStore, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SparkSession]:
+    """A local[2] session with delta-spark, delta-lifecycle and S3A, for one test module."""
+    _restart_jvm_without_s3a()
+    warehouse = tmp_path_factory.mktemp("warehouse")
+    builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-s3-tests")
+    for key, value in s3_session_conf(object_store).items():
+        builder = builder.config(key, value)
+    builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
+    session = configure_spark(builder, extra_packages=[hadoop_aws_package()]).getOrCreate()
+    try:
+        yield session
+    finally:
+        session.stop()

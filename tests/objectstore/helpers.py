@@ -1,0 +1,157 @@
+"""Helpers for the ``s3a://`` tests: readers this project did not write (stock delta-spark
+in a subprocess, delta-rs), and an independent S3 client (pyarrow's) for listing and
+fetching what the tables hold."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from deltalake import DeltaTable
+from pyspark.sql import SparkSession
+
+from conftest import SESSION_CONF
+from delta_lifecycle import hadoop_aws_package
+from delta_lifecycle.config import ivy_settings_path
+from objectstore.server import ObjectStore
+
+#: CI runs the smoke module only; ``DELTA_LIFECYCLE_OBJECTSTORE=1`` (``make
+#: objectstore-test``) or ``DELTA_LIFECYCLE_FULL_MATRIX=1`` runs every module.
+FULL_OBJECTSTORE_SUITE = (
+    os.environ.get("DELTA_LIFECYCLE_OBJECTSTORE") == "1"
+    or os.environ.get("DELTA_LIFECYCLE_FULL_MATRIX") == "1"
+)
+
+
+def s3_session_conf(store: ObjectStore) -> Dict[str, str]:
+    """The tests' small-Spark settings plus S3A's for ``store``."""
+    return {**SESSION_CONF, **store.spark_conf()}
+
+
+def ids(spark: SparkSession, uri: str, version: Optional[int] = None) -> List[int]:
+    reader = spark.read.format("delta")
+    if version is not None:
+        reader = reader.option("versionAsOf", version)
+    return sorted(int(r[0]) for r in reader.load(uri).select("id").collect())
+
+
+def delta_rs_ids(store: ObjectStore, uri: str, version: Optional[int] = None) -> List[int]:
+    """The ``id`` column as delta-rs reads it (it takes ``s3a://`` as S3 too)."""
+    table = DeltaTable(uri, version=version, storage_options=store.storage_options())
+    return sorted(int(v) for v in table.to_pyarrow_table().column("id").to_pylist())
+
+
+def log_names(store: ObjectStore, uri: str) -> List[str]:
+    """The names in the table's ``_delta_log``, as an S3 listing shows them."""
+    return [n for n in store.list_prefix(f"{uri}/_delta_log") if "/" not in n]
+
+
+def latest_version(store: ObjectStore, uri: str) -> int:
+    return max(int(n[:20]) for n in log_names(store, uri) if n.endswith(".json") and n[:20].isdigit())
+
+
+def mirror_log(store: ObjectStore, uri: str, destination: Path) -> Path:
+    """Copy the table's ``_delta_log`` to ``destination/_delta_log`` with each object's
+    last-modified time as the file's mtime, and return ``destination``: the local-log
+    checks in ``tests/deltalog.py`` then apply to the S3 table as they are."""
+    from pyarrow import fs
+
+    s3 = store.filesystem()
+    log = destination / "_delta_log"
+    log.mkdir(parents=True)
+    prefix = uri.split("://", 1)[1].rstrip("/") + "/_delta_log"
+    infos = s3.get_file_info(fs.FileSelector(prefix, recursive=False))
+    for info in infos:
+        if info.type != fs.FileType.File:
+            continue
+        target = log / info.base_name
+        with s3.open_input_stream(info.path) as source:
+            target.write_bytes(source.read())
+        os.utime(target, ns=(info.mtime_ns, info.mtime_ns))
+    return destination
+
+
+#: The start of every stock-reader script on S3: a local session with delta-spark and
+#: hadoop-aws but not this extension, as ``spark``, built from the JSON Spark settings in
+#: the last argument; ``emit(result)`` prints the result for :func:`run_stock_script`.
+STOCK_S3_PREAMBLE = textwrap.dedent(
+    """
+    import json, sys
+    from delta import configure_spark_with_delta_pip
+    from pyspark.sql import SparkSession
+
+    settings = json.loads(sys.argv[-1])
+    packages = settings.pop("extra_packages")
+    builder = SparkSession.builder.master("local[1]")
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    builder = (
+        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+    )
+    spark = configure_spark_with_delta_pip(builder, extra_packages=packages).getOrCreate()
+
+    def emit(result):
+        result["extensions"] = spark.conf.get("spark.sql.extensions")
+        result["jars"] = spark.conf.get("spark.jars", "")
+        print("RESULT " + json.dumps(result))
+    """
+)
+
+
+def run_stock_script(
+    store: ObjectStore, body: str, args: Sequence[str], workdir: Path
+) -> Dict[str, Any]:
+    """Run ``body`` after :data:`STOCK_S3_PREAMBLE` in a subprocess, check that its session
+    did not load this extension, and return what it emitted."""
+    script = workdir / "stock_s3_reader.py"
+    script.write_text(STOCK_S3_PREAMBLE + textwrap.dedent(body))
+    settings: Dict[str, Any] = {
+        **s3_session_conf(store),
+        # Only where packages come from: Maven Central and the local caches, as for the
+        # extension's own sessions; the stock session gets nothing else of this project.
+        "spark.jars.ivySettings": ivy_settings_path(),
+        "extra_packages": [hadoop_aws_package()],
+    }
+    run = subprocess.run(
+        [sys.executable, str(script), *args, json.dumps(settings)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
+    result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
+    assert "DeltaLifecycle" not in result["extensions"]
+    assert "delta-lifecycle" not in result["jars"]
+    return result
+
+
+StockRead = Union[List[int], str]
+
+
+def stock_read_ids(
+    store: ObjectStore, tables: Mapping[str, Tuple[str, Optional[int]]], workdir: Path
+) -> Dict[str, StockRead]:
+    """Read the ``id`` column of each ``name -> (uri, version or None)`` with stock
+    delta-spark in one subprocess: the sorted ids, or ``"refused: <error type>: <message>"``."""
+    body = """
+        out = {}
+        for name, (path, version) in json.loads(sys.argv[1]).items():
+            reader = spark.read.format("delta")
+            if version is not None:
+                reader = reader.option("versionAsOf", version)
+            try:
+                out[name] = sorted(int(r[0]) for r in reader.load(path).select("id").collect())
+            except Exception as e:
+                out[name] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
+        emit(out)
+    """
+    return run_stock_script(store, body, [json.dumps(tables)], workdir)

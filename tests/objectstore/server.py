@@ -1,0 +1,413 @@
+"""A local S3-compatible server for the object-store tests and for trying things by hand.
+
+MinIO is the server: it is built from its Go module with ``go install`` on first use and
+the binary is cached outside the repository, in
+``${XDG_CACHE_HOME:-~/.cache}/delta-lifecycle/minio/<version>/minio``
+(``DELTA_LIFECYCLE_MINIO_CACHE`` overrides the directory). The first build takes 4 to 10
+minutes on a 2-core machine; every later start takes a second or two. If Go is missing or
+the build fails, moto's server mode (``moto[server]``, a test dependency) stands in, and
+both the log and :attr:`ObjectStore.kind` say so: moto is an emulator, MinIO is a real
+S3 implementation, so a pass on moto is weaker evidence.
+
+Usage::
+
+    python tests/objectstore/server.py start [--bucket NAME ...]   # until Ctrl-C
+    python tests/objectstore/server.py build                       # build MinIO only
+
+``start`` prints the endpoint, the credentials, the Spark settings for S3A and the
+delta-rs ``storage_options``. The tests use :func:`start_object_store`.
+
+This file imports nothing from the test suite, so it also runs as a plain script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Sequence
+
+log = logging.getLogger("delta_lifecycle.objectstore")
+
+#: The MinIO release the project tests against, as a Go module version.
+MINIO_MODULE = "github.com/minio/minio"
+MINIO_VERSION = "v0.0.0-20260212201848-7aac2a2c5b7c"
+#: ``go install`` on 2 shared cores: 4 to 10 minutes seen; beyond this something is wrong.
+MINIO_BUILD_TIMEOUT_SECONDS = 30 * 60
+
+#: Credentials of the local server only; MinIO wants a secret of 8 characters or more.
+ACCESS_KEY = "deltalifecycle"
+SECRET_KEY = "deltalifecycle-secret"
+REGION = "us-east-1"
+
+#: S3A's credentials provider for a fixed access key and secret.
+SIMPLE_CREDENTIALS_PROVIDER = "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider"
+
+STARTUP_TIMEOUT_SECONDS = 60.0
+
+
+def minio_cache_dir() -> Path:
+    """Where the MinIO binary of :data:`MINIO_VERSION` is kept between runs."""
+    override = os.environ.get("DELTA_LIFECYCLE_MINIO_CACHE")
+    if override:
+        return Path(override) / MINIO_VERSION
+    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache_home) / "delta-lifecycle" / "minio" / MINIO_VERSION
+
+
+def minio_binary() -> Path:
+    return minio_cache_dir() / "minio"
+
+
+def build_minio(niced: bool = False) -> Path:
+    """Return the cached MinIO binary, building it with ``go install`` if it is absent
+    (at the lowest CPU priority if ``niced``, to build beside other work).
+
+    A lock file serializes concurrent builds (two test runs on one machine); the binary is
+    installed into a scratch directory and renamed into place, so an interrupted build never
+    leaves a truncated binary that a later run would trust. Raises ``RuntimeError`` when Go
+    is missing or the build fails.
+    """
+    binary = minio_binary()
+    if binary.is_file():
+        return binary
+    go = shutil.which("go")
+    if go is None:
+        raise RuntimeError("`go` is not on PATH, so MinIO cannot be built")
+    cache = minio_cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if binary.is_file():  # another run built it while this one waited
+            return binary
+        scratch = Path(tempfile.mkdtemp(prefix="gobin-", dir=cache))
+        try:
+            log.warning(
+                "Building MinIO %s with `go install` into %s; this takes 4 to 10 minutes "
+                "the first time and is cached afterwards.", MINIO_VERSION, cache
+            )
+            started = time.monotonic()
+            # GOPATH and GOCACHE keep their defaults, so the module and build caches are
+            # shared with any other Go work on the machine.
+            env = {**os.environ, "GOBIN": str(scratch)}
+            command = [go, "install", f"{MINIO_MODULE}@{MINIO_VERSION}"]
+            if niced and shutil.which("nice"):
+                command = ["nice", "-n", "19", *command]
+            run = subprocess.run(
+                command,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=MINIO_BUILD_TIMEOUT_SECONDS,
+            )
+            if run.returncode != 0 or not (scratch / "minio").is_file():
+                raise RuntimeError(f"`go install` of MinIO failed:\n{run.stderr[-4000:]}")
+            os.replace(scratch / "minio", binary)
+            log.warning("Built MinIO in %.0f s: %s", time.monotonic() - started, binary)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return binary
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class ObjectStore:
+    """A running S3-compatible server on localhost and how each client reaches it."""
+
+    #: ``"minio"`` or ``"moto"`` (the fallback).
+    kind: str
+    endpoint: str
+    process: subprocess.Popen[bytes]
+    data_dir: Path
+    log_file: Path
+    access_key: str = ACCESS_KEY
+    secret_key: str = SECRET_KEY
+    region: str = REGION
+    buckets: List[str] = field(default_factory=list)
+
+    def spark_conf(self) -> Dict[str, str]:
+        """The S3A settings (``spark.hadoop.fs.s3a.*``) for this server. The session also
+        needs hadoop-aws on its classpath: ``delta_lifecycle.hadoop_aws_package()``."""
+        return {
+            "spark.hadoop.fs.s3a.endpoint": self.endpoint,
+            "spark.hadoop.fs.s3a.endpoint.region": self.region,
+            "spark.hadoop.fs.s3a.path.style.access": "true",
+            "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
+            "spark.hadoop.fs.s3a.access.key": self.access_key,
+            "spark.hadoop.fs.s3a.secret.key": self.secret_key,
+            "spark.hadoop.fs.s3a.aws.credentials.provider": SIMPLE_CREDENTIALS_PROVIDER,
+            # A refused connection (the server gone) should fail a test, not retry for minutes.
+            "spark.hadoop.fs.s3a.attempts.maximum": "3",
+            "spark.hadoop.fs.s3a.retry.limit": "3",
+        }
+
+    def storage_options(self) -> Dict[str, str]:
+        """delta-rs (``deltalake``) ``storage_options`` for this server.
+
+        delta-rs refuses to commit to S3 without a way to make the commit atomic. MinIO
+        honours ``If-Match`` conditional puts, which delta-rs uses with
+        ``aws_conditional_put=etag``; moto does not reliably, so there delta-rs is told
+        to accept unsafe renames (fine for one writer at a time, as in these tests).
+        """
+        options = {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ACCESS_KEY_ID": self.access_key,
+            "AWS_SECRET_ACCESS_KEY": self.secret_key,
+            "AWS_REGION": self.region,
+            "AWS_ALLOW_HTTP": "true",
+            "AWS_FORCE_PATH_STYLE": "true",
+        }
+        if self.kind == "minio":
+            options["aws_conditional_put"] = "etag"
+        else:
+            options["AWS_S3_ALLOW_UNSAFE_RENAME"] = "true"
+        return options
+
+    def filesystem(self):  # type: ignore[no-untyped-def]
+        """A ``pyarrow.fs.S3FileSystem`` on this server: an S3 client independent of
+        Hadoop and delta-rs, for creating buckets and listing what the tests wrote."""
+        from pyarrow import fs
+
+        host = self.endpoint.split("://", 1)[1]
+        return fs.S3FileSystem(
+            access_key=self.access_key,
+            secret_key=self.secret_key,
+            region=self.region,
+            endpoint_override=host,
+            scheme="http",
+            allow_bucket_creation=True,
+            allow_bucket_deletion=True,
+        )
+
+    def create_bucket(self, name: str) -> str:
+        """Create bucket ``name`` (if absent) and return its ``s3a://`` URI."""
+        self.filesystem().create_dir(name)
+        if name not in self.buckets:
+            self.buckets.append(name)
+        return f"s3a://{name}"
+
+    def list_prefix(self, uri: str) -> List[str]:
+        """Every object key under ``uri`` (``s3a://bucket/prefix``), relative to the prefix,
+        sorted; empty if there is none."""
+        from pyarrow import fs
+
+        path = uri.split("://", 1)[1].rstrip("/")
+        selector = fs.FileSelector(path, recursive=True, allow_not_found=True)
+        infos = self.filesystem().get_file_info(selector)
+        return sorted(
+            i.path[len(path) + 1:] for i in infos if i.type == fs.FileType.File
+        )
+
+    def describe(self) -> str:
+        """Everything a person needs to point Spark or delta-rs at this server."""
+        conf = self.spark_conf()
+        lines = [
+            f"S3-compatible server: {self.kind} (pid {self.process.pid})",
+            f"  endpoint    {self.endpoint}",
+            f"  access key  {self.access_key}",
+            f"  secret key  {self.secret_key}",
+            f"  region      {self.region}",
+            f"  buckets     {', '.join(self.buckets) or '(none)'}",
+            f"  data dir    {self.data_dir}",
+            f"  server log  {self.log_file}",
+            "",
+            "Spark (S3A) settings; also put hadoop-aws on the classpath, e.g.",
+            "  configure_spark(builder, extra_packages=[delta_lifecycle.hadoop_aws_package()])",
+        ]
+        lines += [f"  {key}={value}" for key, value in conf.items()]
+        lines += ["", "spark-submit:"]
+        lines += ["  " + " ".join(f"--conf {k}={v}" for k, v in conf.items())]
+        lines += ["", "delta-rs storage_options (deltalake.DeltaTable(uri, storage_options=...)):"]
+        lines += ["  " + json.dumps(self.storage_options(), indent=2).replace("\n", "\n  ")]
+        return "\n".join(lines)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=20)
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+def _wait_until_serving(store: ObjectStore, health_path: str) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+    last_error = "no answer yet"
+    while time.monotonic() < deadline:
+        if store.process.poll() is not None:
+            raise RuntimeError(
+                f"{store.kind} exited with {store.process.returncode} while starting; "
+                f"log: {store.log_file}\n{store.log_file.read_text(errors='replace')[-3000:]}"
+            )
+        try:
+            with urllib.request.urlopen(store.endpoint + health_path, timeout=2) as response:
+                if response.status == 200:
+                    return
+                last_error = f"HTTP {response.status}"
+        except (urllib.error.URLError, OSError) as e:
+            last_error = str(e)
+        time.sleep(0.2)
+    store.stop()
+    raise RuntimeError(f"{store.kind} did not start in {STARTUP_TIMEOUT_SECONDS:.0f} s: {last_error}")
+
+
+def _start_minio(binary: Path, workdir: Path) -> ObjectStore:
+    port, console_port = _free_port(), _free_port()
+    data_dir = workdir / "data"
+    data_dir.mkdir()
+    log_file = workdir / "minio.log"
+    env = {
+        **os.environ,
+        "MINIO_ROOT_USER": ACCESS_KEY,
+        "MINIO_ROOT_PASSWORD": SECRET_KEY,
+        "MINIO_REGION": REGION,
+        # No update checks, usage reports or browser console work on a test server.
+        "MINIO_UPDATE": "off",
+        "MINIO_BROWSER": "off",
+        "MINIO_CALLHOME_ENABLE": "off",
+    }
+    with open(log_file, "wb") as out:
+        process = subprocess.Popen(
+            [
+                str(binary), "server", str(data_dir),
+                "--address", f"127.0.0.1:{port}",
+                "--console-address", f"127.0.0.1:{console_port}",
+                "--quiet",
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C on `make objectstore` reaches us, not it
+        )
+    store = ObjectStore("minio", f"http://127.0.0.1:{port}", process, data_dir, log_file)
+    _wait_until_serving(store, "/minio/health/live")
+    return store
+
+
+def _start_moto(workdir: Path) -> ObjectStore:
+    port = _free_port()
+    data_dir = workdir / "data"
+    data_dir.mkdir()
+    log_file = workdir / "moto.log"
+    with open(log_file, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    store = ObjectStore("moto", f"http://127.0.0.1:{port}", process, data_dir, log_file)
+    _wait_until_serving(store, "/moto-api/")
+    return store
+
+
+def start_object_store(buckets: Sequence[str] = (), prefer: Optional[str] = None) -> ObjectStore:
+    """Start a server on a free localhost port with a fresh data directory and create
+    ``buckets``. MinIO unless it cannot be built (or ``prefer="moto"``, or the environment
+    variable ``DELTA_LIFECYCLE_OBJECTSTORE_SERVER=moto``); then moto, announced loudly."""
+    prefer = prefer or os.environ.get("DELTA_LIFECYCLE_OBJECTSTORE_SERVER", "minio")
+    workdir = Path(tempfile.mkdtemp(prefix="delta-lifecycle-s3-"))
+    store: Optional[ObjectStore] = None
+    if prefer == "minio":
+        try:
+            store = _start_minio(build_minio(), workdir)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            log.error(
+                "\n%s\nMinIO is NOT available (%s).\nFALLING BACK TO MOTO, an S3 emulator; "
+                "results are weaker evidence than on MinIO.\n%s", "!" * 78, e, "!" * 78
+            )
+            # A half-started MinIO leaves files behind; moto gets a clean directory.
+            shutil.rmtree(workdir, ignore_errors=True)
+            workdir.mkdir()
+    if store is None:
+        store = _start_moto(workdir)
+    log.warning("Object store: %s at %s (data in %s)", store.kind, store.endpoint, workdir)
+    try:
+        for name in buckets:
+            store.create_bucket(name)
+    except Exception:
+        store.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    return store
+
+
+@contextlib.contextmanager
+def running_object_store(buckets: Sequence[str] = ()) -> Iterator[ObjectStore]:
+    store = start_object_store(buckets)
+    try:
+        yield store
+    finally:
+        store.stop()
+        shutil.rmtree(store.data_dir.parent, ignore_errors=True)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    start = commands.add_parser("start", help="start a server and print its settings")
+    start.add_argument("--bucket", action="append", default=None,
+                       help="bucket to create (repeatable; default: delta-lifecycle)")
+    start.add_argument("--json", action="store_true",
+                       help="print the settings as one JSON object instead of text")
+    commands.add_parser("build", help="build MinIO into the cache (if absent) and print its path")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+
+    if args.command == "build":
+        print(build_minio())
+        return 0
+
+    with running_object_store(args.bucket or ["delta-lifecycle"]) as store:
+        if args.json:
+            print(json.dumps({
+                "kind": store.kind,
+                "endpoint": store.endpoint,
+                "buckets": store.buckets,
+                "spark_conf": store.spark_conf(),
+                "storage_options": store.storage_options(),
+            }), flush=True)
+        else:
+            print(store.describe(), flush=True)
+            print("\nRunning until Ctrl-C (or SIGTERM).", flush=True)
+        stop = False
+
+        def request_stop(signum: int, frame: object) -> None:
+            nonlocal stop
+            stop = True
+
+        signal.signal(signal.SIGTERM, request_stop)
+        signal.signal(signal.SIGINT, request_stop)
+        while not stop and store.process.poll() is None:
+            time.sleep(0.5)
+        if store.process.poll() is not None and not stop:
+            print(f"{store.kind} exited with {store.process.returncode}; log: {store.log_file}",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
