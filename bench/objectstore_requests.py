@@ -65,7 +65,9 @@ REQUEST_TYPES: Dict[str, Tuple[str, ...]] = {
     "DELETE": ("object_delete_request", "object_bulk_delete_request"),
     "COPY": ("object_copy_requests",),
 }
-BYTE_COUNTERS = {"bytes_read": "stream_read_bytes", "bytes_written": "object_put_bytes"}
+BYTE_COUNTERS = {"bytes_read": "stream_read_bytes", "bytes_written": "object_put_bytes",
+                 # Every HTTP request S3A sent, whatever its type: a check on the types above.
+                 "all_requests": "audit_request_execution"}
 
 ENGINES = ("delta-lifecycle", "stock")
 SETUPS = {
@@ -178,21 +180,49 @@ def build_worker(lengths: List[int]) -> None:
     spark.stop()
 
 
-def upload(store: Any, local: Path, bucket: str, prefix: str) -> int:
-    """Copy the table at ``local`` to ``s3://bucket/prefix`` (boto3, 16 threads)."""
+def _s3(store: Any) -> Any:
     import boto3
 
-    s3 = boto3.client("s3", endpoint_url=store.endpoint, aws_access_key_id=store.access_key,
-                      aws_secret_access_key=store.secret_key, region_name=store.region)
-    files = [p for p in local.rglob("*")
-             if p.is_file() and not p.name.startswith(".") and p.name != "BUILT"]
+    return boto3.client("s3", endpoint_url=store.endpoint, aws_access_key_id=store.access_key,
+                        aws_secret_access_key=store.secret_key, region_name=store.region)
 
-    def put(p: Path) -> None:
-        s3.upload_file(str(p), bucket, f"{prefix}/{p.relative_to(local).as_posix()}")
 
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(put, files))
+def _table_files(local: Path) -> Dict[str, Path]:
+    return {p.relative_to(local).as_posix(): p for p in local.rglob("*")
+            if p.is_file() and not p.name.startswith(".") and p.name != "BUILT"}
+
+
+def upload(store: Any, local: Path, bucket: str, prefix: str) -> int:
+    """Copy the table at ``local`` to ``s3://bucket/prefix`` (boto3, 32 threads)."""
+    s3 = _s3(store)
+    files = _table_files(local)
+
+    def put(item: Tuple[str, Path]) -> None:
+        s3.upload_file(str(item[1]), bucket, f"{prefix}/{item[0]}")
+
+    with ThreadPoolExecutor(32) as pool:
+        list(pool.map(put, files.items()))
     return len(files)
+
+
+def reset(store: Any, local: Path, bucket: str, prefix: str) -> int:
+    """Bring ``s3://bucket/prefix`` back to the table at ``local`` after a JVM changed it:
+    delete every object the local table does not have (new commits, checksums, checkpoints,
+    compactions, data files) and put ``_last_checkpoint`` back; every other object is
+    written once and never changed, so the rest is untouched (same keys, same times)."""
+    s3 = _s3(store)
+    files = _table_files(local)
+    extra = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/"):
+        for obj in page.get("Contents", []):
+            if obj["Key"][len(prefix) + 1:] not in files:
+                extra.append(obj["Key"])
+    for i in range(0, len(extra), 1000):
+        s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k}
+                                                             for k in extra[i:i + 1000]]})
+    s3.upload_file(str(local / "_delta_log" / "_last_checkpoint"), bucket,
+                   f"{prefix}/_delta_log/_last_checkpoint")
+    return len(extra)
 
 
 # --------------------------------------------------------------------------------------
@@ -209,6 +239,7 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.databricks.delta.snapshotPartitions", "2")
         .config("spark.sql.warehouse.dir", spec["warehouse"])
+        .config("spark.ui.showConsoleProgress", "false")
     )
     for key, value in spec["conf"].items():
         builder = builder.config(key, value)
@@ -251,10 +282,13 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
 
     def settled() -> Dict[str, int]:
         """The counters once they stop moving (the policy's background work, if any)."""
-        last, quiet, deadline = counters(), 0, time.monotonic() + 60
+        last, quiet, deadline = counters(), 0, time.monotonic() + 20
         while quiet < 3 and time.monotonic() < deadline:
             time.sleep(0.5)
             now = counters()
+            if now != last:
+                moving = {k: now[k] - last.get(k, 0) for k in now if now[k] != last.get(k, 0)}
+                print(f"settling: {moving}", file=sys.stderr, flush=True)
             quiet = quiet + 1 if now == last else 0
             last = now
         return last
@@ -268,7 +302,11 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
             if check is not None:
                 check(rows)
         except Exception as e:  # reported, not fatal: e.g. stock refusing a statement
-            error = f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"
+            java = getattr(e, "java_exception", None)
+            while java is not None and java.getCause() is not None:
+                java = java.getCause()  # the root cause says what went wrong
+            text = java.toString() if java is not None else f"{type(e).__name__}: {e}"
+            error = text.splitlines()[0][:300]
         wall = time.perf_counter() - started
         after = settled()
         delta = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
@@ -286,9 +324,11 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
         measure("count cold", length, count, count_is(2))
         measure("count warm", length, count, count_is(2))
         measure("count warm", length, count, count_is(2))
-        measure("DESCRIBE HISTORY", length, f"DESCRIBE HISTORY {t}")
-        if engine == "delta-lifecycle":
-            measure("DESCRIBE PROTOCOL HISTORY", length, f"DESCRIBE PROTOCOL HISTORY {t}")
+        # Both read every commit (about 35 s per 1,000 commits here): only up to a limit.
+        if length <= spec["history_max"]:
+            measure("DESCRIBE HISTORY", length, f"DESCRIBE HISTORY {t}")
+            if engine == "delta-lifecycle":
+                measure("DESCRIBE PROTOCOL HISTORY", length, f"DESCRIBE PROTOCOL HISTORY {t}")
         # Latest N+4 (checkpoint at N): the inserts write N+5 .. N+9, nothing due for the
         # policy (fewer than 10 commits since the checkpoint); N+10 is the 10th: a compaction.
         for i in range(5):
@@ -317,17 +357,24 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
 
 def run_jvm(engine: str, setup: str, spec: Dict[str, Any]) -> List[Dict[str, Any]]:
     started = time.monotonic()
-    run = subprocess.run(
-        ["nice", "-n", "5", sys.executable, __file__, "--worker", engine, json.dumps(spec)],
-        cwd=REPO, capture_output=True, text=True, timeout=3600,
-    )
-    out = [json.loads(line[len("RESULT "):]) for line in run.stdout.splitlines()
-           if line.startswith("RESULT ")]
-    for line in run.stdout.splitlines():
-        if line.startswith("COUNTERS "):
-            print(f"  S3A counters available: {line[len('COUNTERS '):]}")
-    if run.returncode != 0:
-        print(run.stderr[-6000:], file=sys.stderr)
+    errors = WORK / f"worker-{engine}-{setup}-{spec['tables'][0][0]}.log"
+    with open(errors, "w") as err:
+        process = subprocess.Popen(
+            ["nice", "-n", "5", sys.executable, __file__, "--worker", engine, json.dumps(spec)],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=err, text=True,
+        )
+    out = []
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("RESULT "):
+            out.append(json.loads(line[len("RESULT "):]))
+            r = out[-1]
+            print(f"    {r['op']} ({r['length']}): {r['wall_s']:.1f} s "
+                  f"{r['error'] or ''} {r['counters']}", flush=True)
+        elif line.startswith("COUNTERS "):
+            print(f"  S3A counters available: {line[len('COUNTERS '):]}", flush=True)
+    if process.wait() != 0:
+        print(errors.read_text()[-6000:], file=sys.stderr)
         raise SystemExit(f"{engine}/{setup} failed")
     print(f"  {engine} / {setup}: {len(out)} measurements in {time.monotonic() - started:.0f} s",
           flush=True)
@@ -337,10 +384,15 @@ def run_jvm(engine: str, setup: str, spec: Dict[str, Any]) -> List[Dict[str, Any
 def rows_of(result: Dict[str, Any], engine: str, setup: str, run: int) -> List[Dict[str, Any]]:
     c = result["counters"]
     rows = []
-    for kind, names in REQUEST_TYPES.items():
+    counts = {kind: sum(c.get(n, 0) for n in names) for kind, names in REQUEST_TYPES.items()}
+    # S3A's default input stream in hadoop-aws 3.5 (the analytics accelerator) does not count
+    # its GETs in action_http_get_request: GET is every request S3A audited minus the others.
+    others = sum(v for k, v in counts.items() if k != "GET")
+    counts["GET"] = max(counts["GET"], c.get("audit_request_execution", 0) - others)
+    for kind, value in counts.items():
         rows.append({"operation": result["op"], "log_length": result["length"],
                      "engine": engine, "logstore": setup, "run": run, "request": kind,
-                     "count": sum(c.get(n, 0) for n in names)})
+                     "count": value})
     for kind, name in BYTE_COUNTERS.items():
         rows.append({"operation": result["op"], "log_length": result["length"],
                      "engine": engine, "logstore": setup, "run": run, "request": kind,
@@ -394,7 +446,26 @@ def main() -> None:
     parser.add_argument("--setups", nargs="+", default=list(SETUPS), choices=list(SETUPS))
     parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES))
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--part", default="",
+                        help="write objectstore-requests-<part>.csv (for runs side by side)")
+    parser.add_argument("--merge", nargs="+", metavar="PART",
+                        help="only merge these parts into objectstore-requests.csv + summary")
+    parser.add_argument("--history-max", type=int, default=1000,
+                        help="DESCRIBE [PROTOCOL] HISTORY only on logs up to this length")
+    parser.add_argument("--append", action="store_true",
+                        help="keep the rows of objectstore-requests.csv not measured again")
     args = parser.parse_args()
+    if args.merge:
+        # From the raw counters each part kept (bench/work/objectstore/raw<part>.jsonl).
+        merged: List[Dict[str, Any]] = []
+        for part in args.merge:
+            with open(WORK / f"raw{part}.jsonl") as f:
+                for line in f:
+                    r = json.loads(line)
+                    merged += rows_of(r, r["engine"], r["logstore"], r["run"])
+        write_csv(RESULTS / "objectstore-requests.csv", merged)
+        write_csv(RESULTS / "objectstore-requests-summary.csv", summarize(merged))
+        return
     if args.worker:
         kind, payload = args.worker
         if kind == "build":
@@ -412,21 +483,34 @@ def main() -> None:
     build_tables(args.lengths)
     print(f"tables ready in {time.monotonic() - started:.0f} s", flush=True)
     RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / (f"objectstore-requests-{args.part}.csv" if args.part
+                     else "objectstore-requests.csv")
     rows: List[Dict[str, Any]] = []
+    if args.append and (RESULTS / "objectstore-requests.csv").is_file():
+        with open(RESULTS / "objectstore-requests.csv", newline="") as f:
+            rows = [r for r in csv.DictReader(f)
+                    if not (int(r["log_length"]) in args.lengths and r["logstore"] in args.setups
+                            and r["engine"] in args.engines and int(r["run"]) <= args.runs)]
     with running_object_store([BUCKET, DEST_BUCKET]) as store:
         print(f"object store: {store.kind} at {store.endpoint}", flush=True)
+        # Each table is uploaded once; before every JVM but the first, what the previous
+        # JVM added is deleted again, so every JVM starts from the same log.
+        for n in args.lengths:
+            t0 = time.monotonic()
+            count = upload(store, table_dir(n), BUCKET, f"log-{n}")
+            print(f"  uploaded {count} files of log-{n} in {time.monotonic() - t0:.0f} s",
+                  flush=True)
         first = True
         for run in range(1, args.runs + 1):
             for setup in args.setups:
                 for engine in args.engines:
-                    prefix = f"run{run}-{setup}-{engine}"
+                    prefix = f"run{run}-{setup}-{engine}{args.part}"
                     tables = []
                     for n in args.lengths:
-                        t0 = time.monotonic()
-                        count = upload(store, table_dir(n), BUCKET, f"{prefix}/log-{n}")
-                        print(f"  uploaded {count} files of log-{n} in "
-                              f"{time.monotonic() - t0:.0f} s", flush=True)
-                        tables.append((n, f"s3a://{BUCKET}/{prefix}/log-{n}"))
+                        if not first:
+                            removed = reset(store, table_dir(n), BUCKET, f"log-{n}")
+                            print(f"  reset log-{n}: {removed} objects removed", flush=True)
+                        tables.append((n, f"s3a://{BUCKET}/log-{n}"))
                     warehouse = WORK / "warehouse" / prefix
                     shutil.rmtree(warehouse, ignore_errors=True)
                     spec = {
@@ -437,13 +521,19 @@ def main() -> None:
                         "redirect": [f"s3a://{BUCKET}/{prefix}/small",
                                      f"s3a://{DEST_BUCKET}/{prefix}/small"],
                         "print_counters": first,
+                        "history_max": args.history_max,
                     }
                     first = False
-                    for result in run_jvm(engine, setup, spec):
-                        rows += rows_of(result, engine, setup, run)
+                    results = run_jvm(engine, setup, spec)
+                    with open(WORK / f"raw{args.part}.jsonl", "a") as raw:
+                        for result in results:
+                            rows += rows_of(result, engine, setup, run)
+                            raw.write(json.dumps({"engine": engine, "logstore": setup,
+                                                  "run": run, **result}) + "\n")
                     # Partial results are better than none.
-                    write_csv(RESULTS / "objectstore-requests.csv", rows)
-    write_csv(RESULTS / "objectstore-requests-summary.csv", summarize(rows))
+                    write_csv(out, rows)
+    if not args.part:
+        write_csv(RESULTS / "objectstore-requests-summary.csv", summarize(rows))
     print(f"done in {time.monotonic() - started:.0f} s", flush=True)
 
 

@@ -23,9 +23,48 @@ COLORS = {"LIST": "#d62728", "HEAD": "#ff7f0e", "GET": "#1f77b4", "PUT": "#2ca02
 SKIP = {"DESCRIBE HISTORY", "DESCRIBE PROTOCOL HISTORY"}
 
 
+def _num(v: str) -> float:
+    return float(v) if v not in ("", "None") else float("nan")
+
+
+def markdown(rows: List[Dict[str, str]]) -> str:
+    """The README table: per operation, log length and LogStore setup, the requests of each
+    engine as LIST/HEAD/GET/PUT/DELETE (total), and the difference in totals."""
+    cells: Dict[Tuple[str, str, str], Dict[str, Dict[str, float]]] = defaultdict(
+        lambda: defaultdict(dict))
+    order: List[Tuple[str, str, str]] = []
+    for r in rows:
+        key = (r["logstore"], r["log_length"], r["operation"])
+        if key not in cells:
+            order.append(key)
+        for engine, column in (("ext", "delta_lifecycle"), ("stock", "stock")):
+            cells[key][engine][r["request"]] = _num(r[column])
+
+    def fmt(c: Dict[str, float]) -> str:
+        if not c or c.get("LIST", float("nan")) != c.get("LIST", float("nan")):
+            return "—"
+        total = sum(c.get(t, 0) for t in TYPES)
+        parts = "/".join(f"{c.get(t, 0):.0f}" for t in TYPES[:5])
+        return f"{parts} (**{total:.0f}**), {c.get('wall_ms', 0) / 1000:.1f} s"
+
+    lines = ["| LogStore | commits | operation | delta-lifecycle: LIST/HEAD/GET/PUT/DELETE (total), "
+             "wall | stock delta-spark: same | difference |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for key in order:
+        ext, stock = cells[key]["ext"], cells[key]["stock"]
+        diff = "—"
+        if fmt(ext) != "—" and fmt(stock) != "—":
+            d = sum(ext.get(t, 0) for t in TYPES) - sum(stock.get(t, 0) for t in TYPES)
+            diff = f"{d:+.0f}"
+        lines.append(f"| {key[0]} | {int(key[1]):,} | {key[2]} | {fmt(ext)} | {fmt(stock)} "
+                     f"| {diff} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     with open(RESULTS / "objectstore-requests-summary.csv", newline="") as f:
         rows = list(csv.DictReader(f))
+    print(markdown(rows))
     data: Dict[Tuple[str, int], Dict[str, Dict[str, Dict[str, float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(dict)))
     ops: Dict[Tuple[str, int], List[str]] = defaultdict(list)
