@@ -413,8 +413,8 @@ def summarize(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     groups: Dict[Tuple[str, int, str, str], Dict[str, List[float]]] = {}
     order: List[Tuple[str, int, str, str]] = []
     for r in rows:
-        if r["request"] == "error":
-            continue
+        if r["request"] == "error":  # counted as a "failed" row: 1 if the statement failed
+            r = {**r, "request": "failed", "count": 1}
         key = (r["operation"], int(r["log_length"]), r["logstore"], r["request"])
         if key not in groups:
             groups[key] = {}

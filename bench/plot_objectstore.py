@@ -41,6 +41,8 @@ def markdown(rows: List[Dict[str, str]]) -> str:
             cells[key][engine][r["request"]] = _num(r[column])
 
     def fmt(c: Dict[str, float]) -> str:
+        if c.get("failed", 0) == c.get("failed", 0) and c.get("failed", 0) > 0:
+            return "failed (NoSuchMethodError, see below)"
         if not c or c.get("LIST", float("nan")) != c.get("LIST", float("nan")):
             return "—"
         total = sum(c.get(t, 0) for t in TYPES)
@@ -53,7 +55,7 @@ def markdown(rows: List[Dict[str, str]]) -> str:
     for key in order:
         ext, stock = cells[key]["ext"], cells[key]["stock"]
         diff = "—"
-        if fmt(ext) != "—" and fmt(stock) != "—":
+        if fmt(ext)[0].isdigit() and fmt(stock)[0].isdigit():
             d = sum(ext.get(t, 0) for t in TYPES) - sum(stock.get(t, 0) for t in TYPES)
             diff = f"{d:+.0f}"
         lines.append(f"| {key[0]} | {int(key[1]):,} | {key[2]} | {fmt(ext)} | {fmt(stock)} "
