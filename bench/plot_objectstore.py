@@ -70,9 +70,13 @@ def main() -> int:
     data: Dict[Tuple[str, int], Dict[str, Dict[str, Dict[str, float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(dict)))
     ops: Dict[Tuple[str, int], List[str]] = defaultdict(list)
+    failed = {(r["logstore"], r["log_length"], r["operation"]) for r in rows
+              if r["request"] == "failed"}
     for r in rows:
         if r["request"] not in TYPES or r["operation"] in SKIP:
             continue
+        if (r["logstore"], r["log_length"], r["operation"]) in failed:
+            continue  # a failed statement's requests say nothing (fast-listfrom)
         key = (r["logstore"], int(r["log_length"]))
         if r["operation"] not in ops[key]:
             ops[key].append(r["operation"])
