@@ -89,6 +89,8 @@ bench: install
 	$(VENV_PY) bench/plot_compaction.py
 	$(VENV_PY) bench/drop_feature.py 3
 	$(VENV_PY) bench/redirect.py 21
+	$(VENV_PY) bench/objectstore_requests.py
+	$(VENV_PY) bench/plot_objectstore.py
 
 # CI runs these at a size that fits its budget; this runs all of them (about an hour).
 reliability: install
