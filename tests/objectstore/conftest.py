@@ -30,10 +30,13 @@ from pyspark.sql import SparkSession  # noqa: E402
 from delta_lifecycle import configure_spark, hadoop_aws_package  # noqa: E402
 from objectstore.helpers import s3_session_conf  # noqa: E402
 from objectstore.server import (  # noqa: E402
+    MINIO_BUILD_TIMEOUT_SECONDS,
     ObjectStore,
     build_minio,
+    hurry_build,
     minio_binary,
     start_object_store,
+    stop_build,
 )
 
 log = logging.getLogger("delta_lifecycle.objectstore")
@@ -54,7 +57,9 @@ def _start_background_build() -> None:
 
     def build() -> None:
         try:
-            build_minio(niced=True)
+            # No time limit while niced: other tests may starve it. The server fixture
+            # hurries it and then gives it the usual limit.
+            build_minio(niced=True, timeout=None)
         except BaseException as e:  # recorded: the server fixture then falls back to moto
             _background_build_error.append(e)
 
@@ -91,8 +96,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 @pytest.fixture(scope="session")
 def object_store() -> Iterator[ObjectStore]:
     """The run's S3-compatible server on a free localhost port."""
-    if _background_build is not None:
-        _background_build.join()
+    if _background_build is not None and _background_build.is_alive():
+        hurry_build()
+        _background_build.join(timeout=MINIO_BUILD_TIMEOUT_SECONDS)
+        if _background_build.is_alive():
+            stop_build()
+            _background_build.join()
     prefer = "moto" if _background_build_error else None
     if _background_build_error:
         log.error("The background MinIO build failed: %s", _background_build_error[0])
