@@ -105,44 +105,52 @@ STOCK_SESSION_PREAMBLE = textwrap.dedent(
 )
 
 
+def run_for_result(argv: Sequence[str]) -> Dict[str, Any]:
+    """Run ``python *argv`` in a subprocess and return the JSON object it printed on its
+    last ``RESULT `` line; fail with its output if it exits non-zero or prints none."""
+    run = subprocess.run(
+        [sys.executable, *argv], capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
+    result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
+    return result
+
+
 def run_stock_script(body: str, args: Sequence[str], workdir: Path) -> Dict[str, Any]:
     """Run ``body`` after :data:`STOCK_SESSION_PREAMBLE` in a subprocess with ``args`` (then
     :data:`SESSION_CONF`), check that its session did not load this extension, and return
     what it emitted."""
     script = workdir / "stock_reader.py"
     script.write_text(STOCK_SESSION_PREAMBLE + textwrap.dedent(body))
-    run = subprocess.run(
-        [sys.executable, str(script), *args, json.dumps(SESSION_CONF)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-4000:]
-    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
-    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
-    result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
+    result = run_for_result([str(script), *args, json.dumps(SESSION_CONF)])
     assert "DeltaLifecycle" not in result["extensions"]
     return result
+
+
+#: A stock-reader script body: the sorted ``id`` column of each ``name -> (path, version
+#: or None)`` in its first argument, or ``"refused: <error type>: <message>"``.
+STOCK_READ_IDS_BODY = """
+    out = {}
+    for name, (path, version) in json.loads(sys.argv[1]).items():
+        reader = spark.read.format("delta")
+        if version is not None:
+            reader = reader.option("versionAsOf", version)
+        try:
+            out[name] = sorted(int(r[0]) for r in reader.load(path).select("id").collect())
+        except Exception as e:
+            out[name] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
+    emit(out)
+"""
 
 
 def stock_read_ids(
     tables: Dict[str, Tuple[str, Optional[int]]], workdir: Path
 ) -> Dict[str, Union[List[int], str]]:
     """Read the ``id`` column of each ``name -> (path, version or None)`` with stock
-    delta-spark in one subprocess: the sorted ids, or ``"refused: <error type>: <message>"``."""
-    body = """
-        out = {}
-        for name, (path, version) in json.loads(sys.argv[1]).items():
-            reader = spark.read.format("delta")
-            if version is not None:
-                reader = reader.option("versionAsOf", version)
-            try:
-                out[name] = sorted(int(r[0]) for r in reader.load(path).select("id").collect())
-            except Exception as e:
-                out[name] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
-        emit(out)
-    """
-    return run_stock_script(body, [json.dumps(tables)], workdir)
+    delta-spark in one subprocess (:data:`STOCK_READ_IDS_BODY`)."""
+    return run_stock_script(STOCK_READ_IDS_BODY, [json.dumps(tables)], workdir)
 
 
 # ---- crash tests ------------------------------------------------------------------------

@@ -9,8 +9,6 @@ subprocess session. The default configuration is what every other test module ru
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any, Dict
@@ -18,7 +16,7 @@ from typing import Any, Dict
 import pytest
 from deltalake import DeltaTable
 
-from conftest import FULL_MATRIX, SESSION_CONF
+from conftest import FULL_MATRIX, SESSION_CONF, run_for_result
 
 SCRIPT = textwrap.dedent(
     """
@@ -99,17 +97,7 @@ EXPECTED_FILE_STORE = {
 
 
 def run_configuration(path: Path, settings: Dict[str, str]) -> Dict[str, Any]:
-    run = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(path), json.dumps(settings), json.dumps(SESSION_CONF)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-4000:]
-    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
-    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
-    result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
-    return result
+    return run_for_result(["-c", SCRIPT, str(path), json.dumps(settings), json.dumps(SESSION_CONF)])
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGURATIONS))

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -15,7 +13,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from deltalake import DeltaTable
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF
+from conftest import SESSION_CONF, STOCK_READ_IDS_BODY, run_for_result
 from delta_lifecycle import hadoop_aws_package
 from delta_lifecycle.config import ivy_settings_path
 from objectstore.server import ObjectStore
@@ -122,16 +120,7 @@ def run_stock_script(
         "spark.jars.ivySettings": ivy_settings_path(),
         "extra_packages": [hadoop_aws_package()],
     }
-    run = subprocess.run(
-        [sys.executable, str(script), *args, json.dumps(settings)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-4000:]
-    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
-    assert lines, run.stdout[-2000:] + run.stderr[-4000:]
-    result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
+    result = run_for_result([str(script), *args, json.dumps(settings)])
     assert "DeltaLifecycle" not in result["extensions"]
     assert "delta-lifecycle" not in result["jars"]
     return result
@@ -144,17 +133,5 @@ def stock_read_ids(
     store: ObjectStore, tables: Mapping[str, Tuple[str, Optional[int]]], workdir: Path
 ) -> Dict[str, StockRead]:
     """Read the ``id`` column of each ``name -> (uri, version or None)`` with stock
-    delta-spark in one subprocess: the sorted ids, or ``"refused: <error type>: <message>"``."""
-    body = """
-        out = {}
-        for name, (path, version) in json.loads(sys.argv[1]).items():
-            reader = spark.read.format("delta")
-            if version is not None:
-                reader = reader.option("versionAsOf", version)
-            try:
-                out[name] = sorted(int(r[0]) for r in reader.load(path).select("id").collect())
-            except Exception as e:
-                out[name] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
-        emit(out)
-    """
-    return run_stock_script(store, body, [json.dumps(tables)], workdir)
+    delta-spark in one subprocess (``STOCK_READ_IDS_BODY``)."""
+    return run_stock_script(store, STOCK_READ_IDS_BODY, [json.dumps(tables)], workdir)
