@@ -73,8 +73,11 @@ object RedirectLookup {
    */
   def read(hadoopConf: Configuration, path: Path): Option[RedirectInfo] = {
     val log = TableLog.forPath(hadoopConf, path)
-    val remembered = Option(latestFacts.get(log.tablePath.toString))
-    remembered.flatMap(stillLatest(log, _)).foreach(return _)
+    // Facts whose commit file changed (a table deleted and created again) are not built on.
+    val remembered = Option(latestFacts.get(log.tablePath.toString)).filter(commitUnchanged(log, _))
+    remembered.foreach { case (version, _, info) =>
+      if (!exists(log, FileNames.unsafeDeltaFile(log.logPath, version + 1))) return info
+    }
     val refreshed = remembered.flatMap {
       case (version, _, Some(info)) =>
         scala.util.Try(newerThan(log, version, info)).toOption.flatten
@@ -130,19 +133,16 @@ object RedirectLookup {
   }
 
   /**
-   * The remembered facts, if they are still those of the latest version: its commit file is
-   * unchanged and the next commit does not exist. One file-status call and one open instead of a
-   * listing: on S3A a missing file costs an open one HEAD, where a file-status call adds a LIST.
+   * Whether the remembered latest commit file is still the one the facts were read at: one
+   * file-status call. Whether it is still the latest is then one open of the next commit file,
+   * because on S3A a missing file costs an open one HEAD, where a file-status call adds a LIST.
    */
-  private def stillLatest(log: TableLog, remembered: Remembered): Option[Option[RedirectInfo]] =
+  private def commitUnchanged(log: TableLog, remembered: Remembered): Boolean =
     remembered match {
-      case (version, stamp, info) =>
-        val unchanged = stamp.isDefined && scala.util.Try(
+      case (version, stamp, _) =>
+        stamp.isDefined && scala.util.Try(
           log.fs.getFileStatus(FileNames.unsafeDeltaFile(log.logPath, version))
         ).toOption.map(stampOf) == stamp
-        if (unchanged && !exists(log, FileNames.unsafeDeltaFile(log.logPath, version + 1)))
-          Some(info)
-        else None
     }
 
   private def exists(log: TableLog, file: Path): Boolean =
