@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, get_args
 
 import pytest
 from deltalake import DeltaTable
 
 from conftest import FULL_MATRIX, SESSION_CONF, run_for_result
+from delta_lifecycle.results import CompactionStatus
 
 SCRIPT = textwrap.dedent(
     """
@@ -120,6 +121,8 @@ def test_every_statement_and_the_policy_run_under_the_configured_log_store(
     log = sorted(p.name for p in (table / "_delta_log").iterdir())
     assert "00000000000000000000.00000000000000000002.compacted.json" in log, log
     assert result["history"] == 4
-    assert result["compacted"] in ("written", "exists", "covered", "nothing to compact")
+    # The policy may already have compacted the newest commits (it runs in the background),
+    # so COMPACT LOG may find nothing left to do; its status must still be a known one.
+    assert result["compacted"] in get_args(CompactionStatus)
     assert result["rows"] == 5
     assert DeltaTable(str(table)).to_pyarrow_table().num_rows == 5
