@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.JsonNode
-import org.apache.hadoop.fs.{FileStatus, FileSystem}
+import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 import org.apache.spark.sql.delta.actions.{Action, SingleAction}
 import org.apache.spark.sql.delta.util.JsonUtils
 
@@ -18,7 +18,7 @@ object ActionReader {
 
   /** All actions of a JSON log file, in file order. Unknown action types are skipped. */
   def readJson(fs: FileSystem, file: FileStatus): Vector[Action] =
-    readJsonLines(fs, file)(line =>
+    readJsonLines(fs, file.getPath)(line =>
       Option(JsonUtils.mapper.readValue(line, classOf[SingleAction]).unwrap)
     )
 
@@ -28,7 +28,7 @@ object ActionReader {
    * fields delta-spark's classes do not model survive the copy.
    */
   def readJsonLinesWithActions(fs: FileSystem, file: FileStatus): Vector[LogLine] =
-    readJsonLines(fs, file) { line =>
+    readJsonLines(fs, file.getPath) { line =>
       val node = JsonUtils.mapper.readTree(line)
       Some(LogLine(firstKey(node).getOrElse(""), Option(toAction(node)), line))
     }
@@ -38,6 +38,10 @@ object ActionReader {
    * bound to action classes, which keeps history scans cheap on large commits.
    */
   def readJsonSelected(fs: FileSystem, file: FileStatus, keys: Set[String]): Vector[Action] =
+    readJsonSelected(fs, file.getPath, keys)
+
+  /** [[readJsonSelected]] by path, for a file whose status is not at hand. */
+  def readJsonSelected(fs: FileSystem, file: Path, keys: Set[String]): Vector[Action] =
     readJsonLines(fs, file) { line =>
       val node = JsonUtils.mapper.readTree(line)
       if (firstKey(node).exists(keys.contains)) Option(toAction(node)) else None
@@ -53,12 +57,12 @@ object ActionReader {
     if (names.hasNext) Some(names.next()) else None
   }
 
-  private def readJsonLines[A](fs: FileSystem, file: FileStatus)(
+  private def readJsonLines[A](fs: FileSystem, file: Path)(
       parse: String => Option[A]
   ): Vector[A] = {
     val out = Vector.newBuilder[A]
     val reader =
-      new BufferedReader(new InputStreamReader(fs.open(file.getPath), StandardCharsets.UTF_8))
+      new BufferedReader(new InputStreamReader(fs.open(file), StandardCharsets.UTF_8))
     try {
       var lineNo = 0
       var line = reader.readLine()
@@ -76,10 +80,10 @@ object ActionReader {
                   "protocol"
                 )
               ) {
-                throw LifecycleErrors.invalidProtocolIn(file.getPath.toString, detail)
+                throw LifecycleErrors.invalidProtocolIn(file.toString, detail)
               }
               throw LifecycleErrors.corruptLog(
-                file.getPath.toString,
+                file.toString,
                 s"line $lineNo is not a valid Delta action ($detail)",
                 Some(e)
               )

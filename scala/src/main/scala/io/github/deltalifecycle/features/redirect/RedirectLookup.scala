@@ -67,28 +67,29 @@ object RedirectLookup {
    * Like [[lookup]] without the per-query cache, for commands that change the redirect. It does
    * reuse the facts remembered for the table's latest version (by any earlier read), but only after
    * re-checking them: the remembered latest commit file is unchanged and the next commit file does
-   * not exist. When commits landed since, it lists only those and reads them newest first for a
-   * protocol or metadata change (the remembered ones still hold otherwise). Without remembered
-   * facts it reads the log's tail, and remembers what it found.
+   * not exist. When a few commits landed since, it reads them one by one; after more, it lists only
+   * those and reads them newest first for a protocol or metadata change (the remembered ones still
+   * hold otherwise). Without remembered facts it reads the log's tail, and remembers what it found.
    */
   def read(hadoopConf: Configuration, path: Path): Option[RedirectInfo] = {
     val log = TableLog.forPath(hadoopConf, path)
     // Facts whose commit file changed (a table deleted and created again) are not built on.
     val remembered = Option(latestFacts.get(log.tablePath.toString)).filter(commitUnchanged(log, _))
-    remembered.foreach { case (version, _, info) =>
-      if (!exists(log, FileNames.unsafeDeltaFile(log.logPath, version + 1))) return info
-    }
     val refreshed = remembered.flatMap {
       case (version, _, Some(info)) =>
-        scala.util.Try(newerThan(log, version, info)).toOption.flatten
+        scala.util.Try(walkForward(log, version, info)).toOption.flatten
+          .orElse(scala.util.Try(newerThan(log, version, info)).toOption.flatten)
       case _ => None
     }
-    val (listing, protocol, metadata) = refreshed.getOrElse {
+    refreshed match {
+      case Some(Unchanged(info)) => return Some(info)
+      case _ =>
+    }
+    val Found(latest, stamp, protocol, metadata) = refreshed.getOrElse {
       val listing = scala.util.Try(log.tailListing()).toOption.getOrElse(return None)
       val (protocol, metadata) = latestProtocolAndMetadata(log, listing)
-      (listing, protocol, metadata)
+      found(listing, protocol, metadata)
     }
-    val latest = listing.latestVersion
     val config = RedirectConfig.fromMetadata(metadata, path.toString)
     if (
       config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))
@@ -101,17 +102,60 @@ object RedirectLookup {
     }
     val info = Some(RedirectInfo(log.tablePath, latest, protocol, metadata, config))
     if (latestFacts.size > MaxRemembered) latestFacts.clear()
-    latestFacts.put(
-      log.tablePath.toString,
-      (
-        latest,
-        listing.commit(latest).map(c =>
-          stampOf(c.status)
-        ),
-        info
-      )
-    )
+    latestFacts.put(log.tablePath.toString, (latest, stamp, info))
     info
+  }
+
+  /** What a refresh found: the remembered facts still hold, or those of a newer version. */
+  private sealed trait Refresh
+  private final case class Unchanged(info: RedirectInfo) extends Refresh
+  private final case class Found(
+      latest: Long,
+      stamp: Option[(Long, Long)],
+      protocol: Protocol,
+      metadata: Metadata
+  ) extends Refresh
+
+  private def found(listing: LogListing, protocol: Protocol, metadata: Metadata): Found =
+    Found(
+      listing.latestVersion,
+      listing.commit(listing.latestVersion).map(c => stampOf(c.status)),
+      protocol,
+      metadata
+    )
+
+  /** How many new commits a refresh reads one by one before it lists them instead. */
+  private val MaxWalk = 8
+
+  /**
+   * The commits after `version`, read in order by opening each until the next is missing: no
+   * listing, which on S3 costs a page per 1,000 log files (delta-spark's default S3 LogStore lists
+   * the whole directory), so the usual refresh after one commit costs a few requests. None after
+   * [[MaxWalk]] commits: then a listing is cheaper.
+   */
+  private def walkForward(log: TableLog, version: Long, known: RedirectInfo): Option[Refresh] = {
+    var protocol = known.protocol
+    var metadata = known.metadata
+    var latest = version
+    while (latest - version <= MaxWalk) {
+      val next = FileNames.unsafeDeltaFile(log.logPath, latest + 1)
+      val actions =
+        try ActionReader.readJsonSelected(log.readFs, next, Set("protocol", "metaData"))
+        catch {
+          case _: java.io.FileNotFoundException =>
+            if (latest == version) return Some(Unchanged(known))
+            val stamp =
+              stampOf(log.fs.getFileStatus(FileNames.unsafeDeltaFile(log.logPath, latest)))
+            return Some(Found(latest, Some(stamp), protocol, metadata))
+        }
+      actions.foreach {
+        case p: Protocol => protocol = p
+        case m: Metadata => metadata = m
+        case _ =>
+      }
+      latest += 1
+    }
+    None
   }
 
   /**
@@ -119,17 +163,13 @@ object RedirectLookup {
    * (those at `version`) and the newest of those commits that changes them. None when the newer
    * files are not a plain run of commits (a gap, or none at all): then the tail is read again.
    */
-  private def newerThan(
-      log: TableLog,
-      version: Long,
-      known: RedirectInfo
-  ): Option[(LogListing, Protocol, Metadata)] = {
+  private def newerThan(log: TableLog, version: Long, known: RedirectInfo): Option[Refresh] = {
     val listing = log.listingFrom(version + 1)
     val newer = listing.commits.map(_.version)
     if (newer.isEmpty || newer != (version + 1 to newer.max)) return None
     val (protocol, metadata) =
       latestProtocolAndMetadata(log, listing, fallback = Some((known.protocol, known.metadata)))
-    Some((listing, protocol, metadata))
+    Some(found(listing, protocol, metadata))
   }
 
   /**
@@ -144,12 +184,6 @@ object RedirectLookup {
           log.fs.getFileStatus(FileNames.unsafeDeltaFile(log.logPath, version))
         ).toOption.map(stampOf) == stamp
     }
-
-  private def exists(log: TableLog, file: Path): Boolean =
-    try {
-      log.readFs.open(file).close()
-      true
-    } catch { case _: java.io.FileNotFoundException => false }
 
   /**
    * What identifies a commit file between two looks: its length and modification time in whole
