@@ -83,10 +83,10 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   }
 
   /** The protocol and metadata of the latest version, from the log's tail. */
-  def latestProtocolAndMetadata(): (Long, Protocol, Metadata) = {
+  def latestHead(): SnapshotHead = {
     val l = tailListing()
     val (protocol, metadata) = protocolAndMetadataAt(l.latestVersion, l)
-    (l.latestVersion, protocol, metadata)
+    SnapshotHead(l.latestVersion, protocol, metadata)
   }
 
   def snapshotAt(version: Long): LogSnapshot = snapshotAt(version, listingFor(version))
@@ -151,36 +151,58 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   /**
    * The protocol and metadata in force at `version`, without reconstructing the file state: from
    * the version checksum when it has them, otherwise from only those two columns of the checkpoint
-   * and those two action types of the commits after it. Falls back to a full snapshot when the
-   * checkpoint cannot be read.
+   * and those two action types of the commits after it. An unreadable checkpoint is replaced the
+   * way a snapshot replaces it (an older checkpoint, or the commits), still reading only those two.
    */
   def protocolAndMetadataAt(version: Long, listing: LogListing): (Protocol, Metadata) = {
     checksumAt(version, listing).filter(c => c.protocol != null && c.metadata != null).foreach {
       c =>
         return (c.protocol, c.metadata)
     }
-    val segment = LogSegment.plan(listing, version)
+    protocolAndMetadataAt(version, listing, excluded = Set.empty)
+  }
+
+  private def protocolAndMetadataAt(
+      version: Long,
+      listing: LogListing,
+      excluded: Set[LogCheckpoint]
+  ): (Protocol, Metadata) = {
+    val segment = LogSegment.plan(listing, version, excluded)
     val wanted = Set("protocol", "metaData")
-    try {
-      var protocol: Protocol = null
-      var metadata: Metadata = null
-      val fromCheckpoint = segment.checkpoint.iterator.flatMap(readCheckpoint(_, wanted))
-      val fromCommits = segment.commits.iterator.flatMap(c =>
-        ActionReader.readJsonSelected(readFs, c.status, wanted)
-      )
-      (fromCheckpoint ++ fromCommits).foreach {
-        case p: Protocol => protocol = p
-        case m: Metadata => metadata = m
-        case _ =>
-      }
-      if (protocol == null || metadata == null) throw new IllegalStateException("incomplete")
-      (protocol, metadata)
-    } catch {
-      case e: DeltaLifecycleException => throw e
-      case NonFatal(_) =>
-        val snapshot = snapshotAt(version, listing)
-        (snapshot.protocol, snapshot.metadata)
+    var protocol: Protocol = null
+    var metadata: Metadata = null
+    def keep(actions: Iterator[Action]): Unit = actions.foreach {
+      case p: Protocol => protocol = p
+      case m: Metadata => metadata = m
+      case _ =>
     }
+    for (checkpoint <- segment.checkpoint) {
+      try keep(readCheckpoint(checkpoint, wanted))
+      catch {
+        case NonFatal(e) =>
+          val fallback = excluded + checkpoint
+          val whole = if (listing.listedFrom > 0) this.listing() else listing
+          if (scala.util.Try(LogSegment.plan(whole, version, fallback)).isFailure) {
+            throw LifecycleErrors.unreadableCheckpoint(checkpoint.description, e)
+          }
+          logWarning(s"Checkpoint ${checkpoint.description} is unreadable (${e.getMessage}); " +
+            "reading the protocol and metadata from an older checkpoint or the commits")
+          return protocolAndMetadataAt(version, whole, fallback)
+      }
+    }
+    segment.commits.foreach(c =>
+      keep(ActionReader.readJsonSelected(readFs, c.status, wanted).iterator)
+    )
+    if (protocol == null) throw LifecycleErrors.invalidProtocol(
+      version,
+      "no protocol action is found in the log up to this version"
+    )
+    ProtocolChecks.validate(protocol, version)
+    if (metadata == null) throw LifecycleErrors.corruptLog(
+      logPath.toString,
+      s"no metaData action is found in the log up to version $version"
+    )
+    (protocol, metadata)
   }
 
   /**

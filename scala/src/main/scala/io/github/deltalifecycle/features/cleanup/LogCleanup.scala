@@ -59,8 +59,8 @@ object LogCleanup extends Logging {
       DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION.key
     ).flatMap(_.toLongOption).filter(_ > 0)
 
-  def protectedBefore(snapshot: LogSnapshot): Option[Long] =
-    protectedBefore(snapshot.protocol, snapshot.metadata)
+  def protectedBefore(head: SnapshotHead): Option[Long] =
+    protectedBefore(head.protocol, head.metadata)
 
   /**
    * Plans the cleanup of everything older than `retentionMillis` before `nowMillis` (or the table's

@@ -9,7 +9,6 @@ import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, DeltaOperations}
 import org.apache.spark.sql.delta.actions.{AddFile, DropTableFeatureUtils, Metadata, RemoveFile}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
-import org.apache.spark.sql.delta.commands.DeltaRewriteTypeWideningOperation
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /** How a drop removes a feature; `name` is the value of the result's `mode` column. */
@@ -77,34 +76,35 @@ final class DropFeature(
   private lazy val table = DeltaTableV2(spark, tablePath, catalogTable)
 
   def run(featureName: String, truncateHistory: Boolean, dryRun: Boolean): DropFeatureResult = {
-    val snapshot = log.latestSnapshot()
+    val head = log.latestHead()
     // Before the name: on such a table no drop is possible, whichever feature it names.
     CommitCoordination.requireDirectCommits(
       displayName,
-      snapshot.protocol,
-      snapshot.metadata,
+      head.protocol,
+      head.metadata,
       "drop a feature from"
     )
     val feature = DroppableFeatures.lookup(featureName)
-    if (!DroppableFeatures.isPresent(snapshot.protocol, feature))
-      throw LifecycleErrors.featureNotPresent(feature.name, displayName, snapshot.version)
-    val dependents = DroppableFeatures.dependents(snapshot.protocol, feature)
+    if (!DroppableFeatures.isPresent(head.protocol, feature))
+      throw LifecycleErrors.featureNotPresent(feature.name, displayName, head.version)
+    val dependents = DroppableFeatures.dependents(head.protocol, feature)
     if (dependents.nonEmpty) throw LifecycleErrors.dependentFeatures(feature.name, dependents)
-    DroppableFeatures.checkDroppable(feature, snapshot)
+    DroppableFeatures.checkDroppable(feature, head.metadata)
 
     val plan =
       if (DroppableFeatures.isCheckpointProtection(feature)) {
         if (!truncateHistory) throw LifecycleErrors.truncateHistoryRequired(feature.name)
-        checkpointProtectionDrop(snapshot)
+        checkpointProtectionDrop(head)
       } else {
         if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
           throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
-        val preparation = DroppableFeatures.preparation(feature, snapshot, () => widenedFiles())
-        if (!truncateHistory) fastDrop(feature, snapshot, preparation)
+        val files = new DistributedTableFiles(spark, () => table.update())
+        val preparation = DroppableFeatures.preparation(feature, head, files)
+        if (!truncateHistory) fastDrop(feature, head, preparation)
         // delta-spark's own check of the latest version decides whether preparation is due.
         else if (!feature.validateDropInvariants(table, table.update()))
-          truncationPreparation(feature, snapshot, preparation)
-        else historyTruncatingDrop(feature, snapshot)
+          truncationPreparation(feature, head, preparation)
+        else historyTruncatingDrop(feature, head)
       }
     execute(plan, dryRun)
   }
@@ -119,18 +119,18 @@ final class DropFeature(
    */
   private def fastDrop(
       feature: Droppable,
-      snapshot: LogSnapshot,
+      head: SnapshotHead,
       preparation: Seq[DropStep]
   ): DropPlan = {
     val barrier = DroppableFeatures.needsBarrier(feature)
     val downgradeVersion =
-      snapshot.version + preparation.map(_.commits).sum + (if (barrier) BarrierSize else 0) + 1
+      head.version + preparation.map(_.commits).sum + (if (barrier) BarrierSize else 0) + 1
     val downgradeReport =
       if (barrier) s"commit the protocol without ${feature.name}, with ${ProtectionFeature.name} " +
         s"and $ProtectionKey = $downgradeVersion"
       else s"commit the protocol without ${feature.name}"
     val steps =
-      Seq(prepare(feature, snapshot, preparation, crashPoint = "dropFeature.afterPreparation")) ++
+      Seq(prepare(feature, head, preparation, crashPoint = "dropFeature.afterPreparation")) ++
         Option.when(barrier)(writeBarrier) ++
         Seq(downgrade(
           feature,
@@ -143,11 +143,11 @@ final class DropFeature(
     DropPlan(
       feature,
       DropMode.Fast,
-      snapshot.version,
+      head.version,
       steps,
       downgradeVersion = Some(downgradeVersion),
       protectedBefore =
-        if (barrier) Some(downgradeVersion) else LogCleanup.protectedBefore(snapshot),
+        if (barrier) Some(downgradeVersion) else LogCleanup.protectedBefore(head),
       historyTruncatedBefore = None
     )
   }
@@ -160,28 +160,28 @@ final class DropFeature(
    */
   private def truncationPreparation(
       feature: Droppable,
-      snapshot: LogSnapshot,
+      head: SnapshotHead,
       preparation: Seq[DropStep]
   ): DropPlan = {
     val stop = Step(
       "stop until the truncation retention has passed",
-      Seq(DropStep(s"stop: run the command again after ${retentionText(snapshot.metadata)}", 0))
+      Seq(DropStep(s"stop: run the command again after ${retentionText(head.metadata)}", 0))
     ) { _ =>
       throw waitForRetention(
         feature,
-        snapshot,
+        head,
         "the history still holds versions that use it",
-        System.currentTimeMillis() + retentionMillis(snapshot.metadata)
+        System.currentTimeMillis() + retentionMillis(head.metadata)
       )
     }
     DropPlan(
       feature,
       DropMode.TruncateHistory,
-      snapshot.version,
+      head.version,
       Seq(
         prepare(
           feature,
-          snapshot,
+          head,
           preparation,
           crashPoint = "dropFeature.truncateHistory.afterPreparation"
         ),
@@ -192,21 +192,21 @@ final class DropFeature(
         stop
       ),
       downgradeVersion = None,
-      protectedBefore = LogCleanup.protectedBefore(snapshot),
+      protectedBefore = LogCleanup.protectedBefore(head),
       historyTruncatedBefore = None
     )
   }
 
   private def waitForRetention(
       feature: Droppable,
-      snapshot: LogSnapshot,
+      head: SnapshotHead,
       why: String,
       readyAtMillis: Long
   ): DeltaLifecycleException = LifecycleErrors.waitForRetention(
     feature.name,
     why,
     readyAtMillis,
-    retentionText(snapshot.metadata),
+    retentionText(head.metadata),
     truncateHistoryCommand(feature)
   )
 
@@ -215,13 +215,13 @@ final class DropFeature(
    * version, delete the history older than the truncation retention, check that what is left no
    * longer uses the feature, then downgrade without checkpoint protection.
    */
-  private def historyTruncatingDrop(feature: Droppable, snapshot: LogSnapshot): DropPlan = {
-    val retention = retentionMillis(snapshot.metadata)
-    val needsCheckpoint = log.listingFrom(snapshot.version).checkpointsAt(snapshot.version).isEmpty
-    val downgradeVersion = snapshot.version + (if (needsCheckpoint) 1 else 0) + 1
+  private def historyTruncatingDrop(feature: Droppable, head: SnapshotHead): DropPlan = {
+    val retention = retentionMillis(head.metadata)
+    val needsCheckpoint = log.listingFrom(head.version).checkpointsAt(head.version).isEmpty
+    val downgradeVersion = head.version + (if (needsCheckpoint) 1 else 0) + 1
     val truncate = Step(
       "truncate history",
-      Seq(DropStep(s"delete the history older than ${retentionText(snapshot.metadata)}", 0))
+      Seq(DropStep(s"delete the history older than ${retentionText(head.metadata)}", 0))
     ) { _ =>
       LogCleanup.execute(log, LogCleanup.plan(log, Some(retention), System.currentTimeMillis()))
       FaultInjection.step("dropFeature.truncateHistory.afterCleanup")
@@ -235,7 +235,7 @@ final class DropFeature(
         val readyAt = latestCheckpointCommitTime().getOrElse(System.currentTimeMillis())
         throw waitForRetention(
           feature,
-          snapshot,
+          head,
           "retained versions still use it",
           readyAt + retention
         )
@@ -244,7 +244,7 @@ final class DropFeature(
     DropPlan(
       feature,
       DropMode.TruncateHistory,
-      snapshot.version,
+      head.version,
       Option.when(needsCheckpoint)(checkpointOnEmptyCommit(
         "checkpoint the latest version",
         "write an empty commit with a checkpoint to start the retained history from"
@@ -261,7 +261,7 @@ final class DropFeature(
         checkpointDowngraded
       ),
       downgradeVersion = Some(downgradeVersion),
-      protectedBefore = LogCleanup.protectedBefore(snapshot),
+      protectedBefore = LogCleanup.protectedBefore(head),
       historyTruncatedBefore =
         LogCleanup.plan(log, Some(retention), System.currentTimeMillis()).cutoffCheckpoint
     )
@@ -273,14 +273,14 @@ final class DropFeature(
    * than the truncation retention, then the cleanup cuts there and the downgrade removes feature
    * and property.
    */
-  private def checkpointProtectionDrop(snapshot: LogSnapshot): DropPlan = {
-    val retention = retentionMillis(snapshot.metadata)
-    val boundary = LogCleanup.protectedBefore(snapshot).getOrElse(0L)
+  private def checkpointProtectionDrop(head: SnapshotHead): DropPlan = {
+    val retention = retentionMillis(head.metadata)
+    val boundary = LogCleanup.protectedBefore(head).getOrElse(0L)
     val listing = log.listing()
     val truncated = listing.commits.forall(_.version >= boundary) &&
       listing.checkpoints.forall(_.version >= boundary)
     val needsCheckpoint = !truncated && listing.checkpoints.forall(_.version < boundary)
-    val downgradeVersion = snapshot.version + (if (needsCheckpoint) 1 else 0) + 1
+    val downgradeVersion = head.version + (if (needsCheckpoint) 1 else 0) + 1
     val truncate = Step(
       s"delete the history before version $boundary",
       Seq(DropStep(s"delete every log file before version $boundary in one pass", 0))
@@ -294,7 +294,7 @@ final class DropFeature(
         ) + retention
         throw waitForRetention(
           ProtectionFeature,
-          snapshot,
+          head,
           s"the versions from $boundary on are younger than the truncation retention, " +
             "so the history before them cannot go yet",
           readyAt
@@ -305,7 +305,7 @@ final class DropFeature(
     DropPlan(
       ProtectionFeature,
       DropMode.TruncateHistory,
-      snapshot.version,
+      head.version,
       Option.when(needsCheckpoint)(checkpointOnEmptyCommit(
         s"checkpoint a version at or after $boundary",
         s"write an empty commit with a checkpoint at or after version $boundary"
@@ -360,7 +360,7 @@ final class DropFeature(
         step.work(run)
       }
     finally progress.done()
-    val after = log.latestSnapshot()
+    val after = log.latestHead()
     DropFeatureResult(
       feature = plan.feature.name,
       mode = plan.mode,
@@ -388,14 +388,14 @@ final class DropFeature(
 
   private def prepare(
       feature: Droppable,
-      snapshot: LogSnapshot,
+      head: SnapshotHead,
       preparation: Seq[DropStep],
       crashPoint: String
   ): Step =
     Step(s"prepare (${describe(preparation)})", preparation) { run =>
       feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
       FaultInjection.step(crashPoint)
-      val (files, bytes) = rewritten(snapshot, log.tailListing().latestVersion)
+      val (files, bytes) = rewritten(head.version, log.tailListing().latestVersion)
       run.filesRewritten = files
       run.bytesRewritten = bytes
     }
@@ -475,27 +475,21 @@ final class DropFeature(
     else withoutProperties
   }
 
-  /** Files the preparation commits removed without changing data: the rewritten ones. */
-  private def rewritten(before: LogSnapshot, preparedVersion: Long): (Long, Long) = {
-    if (preparedVersion <= before.version) return (0L, 0L)
-    val sizes = before.activeFiles.iterator.map(f => f.path -> f.size).toMap
-    val listing = log.listingFrom(before.version + 1)
-    val removed = (before.version + 1 to preparedVersion).flatMap(listing.commit).flatMap { c =>
-      ActionReader.readJsonSelected(log.readFs, c.status, Set("remove")).collect {
-        case r: RemoveFile if !r.dataChange && sizes.contains(r.path) => r.path
-      }
-    }.distinct
-    (removed.size.toLong, removed.map(sizes).sum)
-  }
-
-  // Only type widening needs this: delta-spark's own file filter, which reads Parquet footers.
-  private def widenedFiles(): Seq[AddFile] = {
-    val snapshot = table.update()
-    new DeltaRewriteTypeWideningOperation().filterFilesToReorg(
-      spark,
-      snapshot,
-      snapshot.allFiles.collect().toSeq
-    )
+  /**
+   * The files the preparation rewrote: those its commits replaced by others without changing data,
+   * with the sizes their removes record (delta-spark records them for every rewrite). A commit of
+   * removes alone (the deletion-vector tombstones) rewrites nothing.
+   */
+  private def rewritten(before: Long, preparedVersion: Long): (Long, Long) = {
+    if (preparedVersion <= before) return (0L, 0L)
+    val listing = log.listingFrom(before + 1)
+    val removed = (before + 1 to preparedVersion).flatMap(listing.commit).flatMap { c =>
+      val actions = ActionReader.readJsonSelected(log.readFs, c.status, Set("add", "remove"))
+      val replaced = actions.exists { case a: AddFile => !a.dataChange; case _ => false }
+      if (!replaced) Nil
+      else actions.collect { case r: RemoveFile if !r.dataChange => r.path -> r.size.getOrElse(0L) }
+    }.toMap
+    (removed.size.toLong, removed.values.sum)
   }
 
   private def latestCheckpointCommitTime(): Option[Long] = {

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.features.dropfeature
 
 import java.util.Locale
 
-import io.github.deltalifecycle.core.{LifecycleErrors, LogSnapshot}
+import io.github.deltalifecycle.core.{LifecycleErrors, SnapshotHead}
 import org.apache.spark.sql.delta.{
   CheckConstraintsTableFeature,
   CheckpointProtectionTableFeature,
@@ -17,7 +17,7 @@ import org.apache.spark.sql.delta.{
   V2CheckpointTableFeature,
   VacuumProtocolCheckTableFeature
 }
-import org.apache.spark.sql.delta.actions.{AddFile, Protocol}
+import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 import org.apache.spark.sql.delta.constraints.Constraints
 import org.apache.spark.sql.delta.sources.DeltaSQLConf
 import org.apache.spark.sql.internal.SQLConf
@@ -28,6 +28,21 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
  * it rewrites.
  */
 final case class DropStep(description: String, commits: Int, files: Long = 0L, bytes: Long = 0L)
+
+/** A number of files and their total size. */
+final case class FileTally(files: Long, bytes: Long)
+
+/**
+ * What a drop's plan needs to know about the latest version's files. Computed on demand, and never
+ * by holding the files on the driver: see [[DistributedTableFiles]].
+ */
+trait TableFiles {
+  def all: FileTally
+  def withDeletionVectors: FileTally
+
+  /** Files written with a narrower type than the schema's (type widening). */
+  def writtenNarrower: FileTally
+}
 
 /**
  * The features DROP FEATURE removes, and what their preparation does to a given table state. The
@@ -97,9 +112,9 @@ object DroppableFeatures {
    * Refuses, before anything is written, a drop that delta-spark's preparation would refuse
    * part-way: CHECK constraints are part of the table's meaning, so the user drops them.
    */
-  def checkDroppable(feature: Droppable, snapshot: LogSnapshot): Unit = feature.name match {
+  def checkDroppable(feature: Droppable, metadata: Metadata): Unit = feature.name match {
     case "checkConstraints" =>
-      val names = Constraints.getCheckConstraintNames(snapshot.metadata)
+      val names = Constraints.getCheckConstraintNames(metadata)
       if (names.nonEmpty) throw LifecycleErrors.featureInUse(
         feature.name,
         s"the table has CHECK constraints ${names.mkString(", ")}. Drop them first with " +
@@ -109,30 +124,25 @@ object DroppableFeatures {
   }
 
   /**
-   * The commits delta-spark's preparation makes for `feature` on `snapshot`, in order, with the
-   * files it rewrites, following delta-spark's pre-downgrade commands step by step. `widenedFiles`
-   * lists the files written with a narrower type than the schema's (it reads Parquet footers, so it
-   * runs only when the schema records type changes).
+   * The commits delta-spark's preparation makes for `feature` on `head`, in order, with the files
+   * it rewrites, following delta-spark's pre-downgrade commands step by step. `files` is asked only
+   * for the figures the feature's preparation depends on.
    */
-  def preparation(
-      feature: Droppable,
-      snapshot: LogSnapshot,
-      widenedFiles: () => Seq[AddFile]
-  ): Seq[DropStep] = {
-    val conf = snapshot.configuration
+  def preparation(feature: Droppable, head: SnapshotHead, files: TableFiles): Seq[DropStep] = {
+    val conf = head.configuration
     def isTrue(key: String) = conf.get(key).exists(_.trim.equalsIgnoreCase("true"))
-    def rewrite(what: String, files: Seq[AddFile]) =
-      Option.when(files.nonEmpty)(DropStep(
-        s"$what: rewrite ${files.size} files",
+    def rewrite(what: String, tally: FileTally) =
+      Option.when(tally.files > 0)(DropStep(
+        s"$what: rewrite ${tally.files} files",
         1,
-        files.size.toLong,
-        files.map(_.size).sum
+        tally.files,
+        tally.bytes
       ))
     feature.name match {
       case "deletionVectors" =>
-        val withDvs = snapshot.activeFiles.filter(_.deletionVector != null)
+        val withDvs = files.withDeletionVectors
         // delta-spark unsets the property whenever it finds any trace, set or not.
-        Option.when(isTrue(DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key) || withDvs.nonEmpty)(
+        Option.when(isTrue(DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key) || withDvs.files > 0)(
           DropStep(s"unset ${DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key}", 1)
         ).toSeq ++
           rewrite("purge deletion vectors", withDvs) ++
@@ -145,12 +155,12 @@ object DroppableFeatures {
             )
           )
       case "typeWidening" | "typeWidening-preview" =>
-        val changed = hasTypeChanges(snapshot.metadata.schema)
+        val changed = hasTypeChanges(head.metadata.schema)
         Option.when(isTrue(DeltaConfigs.ENABLE_TYPE_WIDENING.key) || changed)(
           DropStep(s"unset ${DeltaConfigs.ENABLE_TYPE_WIDENING.key}", 1)
         ).toSeq ++
           (if (changed)
-             rewrite("rewrite files written with a narrower type", widenedFiles()).toSeq ++
+             rewrite("rewrite files written with a narrower type", files.writtenNarrower).toSeq ++
                Seq(DropStep("remove the type-change records from the schema", 1))
            else Nil)
       case "v2Checkpoint" =>
@@ -161,13 +171,16 @@ object DroppableFeatures {
       case "columnMapping" =>
         val mode = conf.getOrElse(DeltaConfigs.COLUMN_MAPPING_MODE.key, "none")
         if (mode.equalsIgnoreCase("none")) Nil
-        else Seq(DropStep(
-          "rewrite the table with logical column names and unset " +
-            DeltaConfigs.COLUMN_MAPPING_MODE.key,
-          1,
-          snapshot.activeFiles.size.toLong,
-          snapshot.sizeInBytes
-        ))
+        else {
+          val all = files.all
+          Seq(DropStep(
+            "rewrite the table with logical column names and unset " +
+              DeltaConfigs.COLUMN_MAPPING_MODE.key,
+            1,
+            all.files,
+            all.bytes
+          ))
+        }
       case "inCommitTimestamp" =>
         val provenance = Seq(
           DeltaConfigs.IN_COMMIT_TIMESTAMP_ENABLEMENT_VERSION.key,
