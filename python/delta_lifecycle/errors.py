@@ -40,6 +40,7 @@ __all__ = [
     "CorruptLogError",
     "InvalidCompactionRangeError",
     "CompactionConflictError",
+    "CompactionTooLargeError",
     "UnsupportedProtocolError",
     "CommitNotVisibleError",
     "ConcurrentCommitError",
@@ -158,6 +159,13 @@ class CompactionConflictError(DeltaLifecycleError):
     the range partly overlaps an existing compaction."""
 
     CONDITION = "DELTA_LIFECYCLE_COMPACTION_CONFLICT"
+
+
+class CompactionTooLargeError(DeltaLifecycleError):
+    """The surviving actions of the range would need more memory than
+    ``deltaLifecycle.logCompaction.maxBytesInMemory`` allows: compact a smaller range."""
+
+    CONDITION = "DELTA_LIFECYCLE_COMPACTION_TOO_LARGE"
 
 
 class UnsupportedProtocolError(DeltaLifecycleError):
@@ -299,6 +307,7 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         CorruptLogError,
         InvalidCompactionRangeError,
         CompactionConflictError,
+        CompactionTooLargeError,
         UnsupportedProtocolError,
         CommitNotVisibleError,
         ConcurrentCommitError,

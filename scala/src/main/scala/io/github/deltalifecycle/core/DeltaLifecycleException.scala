@@ -127,6 +127,22 @@ object LifecycleErrors {
   def compactionConflict(file: String, why: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_COMPACTION_CONFLICT", "file" -> file, "reason" -> why)
 
+  def compactionTooLarge(
+      start: Long,
+      end: Long,
+      limitBytes: Long,
+      version: Long,
+      setting: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_COMPACTION_TOO_LARGE",
+      "startVersion" -> start,
+      "endVersion" -> end,
+      "limitBytes" -> limitBytes,
+      "version" -> version,
+      "setting" -> setting
+    )
+
   def unsupportedProtocol(
       version: Long,
       features: Set[String],

@@ -21,6 +21,37 @@ object LogCommitter {
   val EngineName = "delta-lifecycle"
 
   /**
+   * What a commit needs to know about the version it is written after: the protocol and metadata in
+   * force there, and its in-commit timestamp if it has one. [[commit]] reads it from the log; a
+   * caller writing a run of commits gets each next one from [[commitAfter]] instead, so the run
+   * costs one read per commit rather than a replay of the log for each.
+   */
+  final case class CommitBase(
+      readVersion: Long,
+      protocol: Protocol,
+      metadata: Metadata,
+      inCommitTimestamp: Option[Long]
+  )
+
+  /**
+   * The state of `readVersion`, read from the log: one listing of its tail (which must end at
+   * `readVersion`, or another writer got there first), the protocol and metadata, and the commit's
+   * in-commit timestamp.
+   */
+  def baseAt(log: TableLog, readVersion: Long): CommitBase = {
+    val listing = log.tailListing()
+    if (listing.latestVersion != readVersion)
+      throw LifecycleErrors.concurrentCommit(log.tablePath.toString, readVersion + 1)
+    val (protocol, metadata) = log.protocolAndMetadataAt(readVersion, listing)
+    CommitBase(
+      readVersion,
+      protocol,
+      metadata,
+      previousInCommitTimestamp(log, listing, readVersion)
+    )
+  }
+
+  /**
    * Writes `actions` as version `readVersion + 1` and returns that version. `operation` and
    * `parameters` go to `commitInfo`, encoded as delta-spark encodes them (so DESCRIBE HISTORY reads
    * them). When in-commit timestamps are enabled at the new version, `commitInfo` comes first and
@@ -33,30 +64,37 @@ object LogCommitter {
       operation: String,
       parameters: Map[String, Any]
   ): Long = {
-    require(!actions.exists(_.isInstanceOf[CommitInfo]), "commitInfo is written by the committer")
-    require(
-      actions.count(_.isInstanceOf[Protocol]) <= 1 && actions.count(_.isInstanceOf[Metadata]) <= 1,
-      "a commit holds at most one protocol and one metaData action"
-    )
-    val listing = log.tailListing()
+    checkActions(actions)
+    commitAfter(log, baseAt(log, readVersion), actions, operation, parameters).readVersion
+  }
+
+  /**
+   * [[commit]] on a `base` the caller already knows (from [[baseAt]] or the previous
+   * [[commitAfter]]), without reading the log: the put-if-absent alone detects another writer.
+   * Returns the base of the version written, for the next commit of a run.
+   */
+  def commitAfter(
+      log: TableLog,
+      base: CommitBase,
+      actions: Seq[Action],
+      operation: String,
+      parameters: Map[String, Any]
+  ): CommitBase = {
+    checkActions(actions)
+    val readVersion = base.readVersion
     val version = readVersion + 1
-    if (listing.latestVersion != readVersion)
-      throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
-    val (protocolBefore, metadataBefore) = log.protocolAndMetadataAt(readVersion, listing)
     CommitCoordination.requireDirectCommits(
       log.tablePath.toString,
-      protocolBefore,
-      metadataBefore,
+      base.protocol,
+      base.metadata,
       s"commit $operation to"
     )
-    val metadata = actions.collectFirst { case m: Metadata => m }.getOrElse(metadataBefore)
+    val protocol = actions.collectFirst { case p: Protocol => p }.getOrElse(base.protocol)
+    val metadata = actions.collectFirst { case m: Metadata => m }.getOrElse(base.metadata)
     val now = System.currentTimeMillis()
     val inCommitTimestamp =
       if (!DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.fromMetaData(metadata)) None
-      else Some(math.max(
-        now,
-        previousInCommitTimestamp(log, listing, readVersion).map(_ + 1).getOrElse(now)
-      ))
+      else Some(math.max(now, base.inCommitTimestamp.map(_ + 1).getOrElse(now)))
     val commitInfo = CommitInfo(
       time = inCommitTimestamp.getOrElse(now),
       operation = operation,
@@ -83,7 +121,15 @@ object LogCommitter {
       case NonFatal(e) if alreadyExists(e) =>
         throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
     }
-    version
+    CommitBase(version, protocol, metadata, inCommitTimestamp)
+  }
+
+  private def checkActions(actions: Seq[Action]): Unit = {
+    require(!actions.exists(_.isInstanceOf[CommitInfo]), "commitInfo is written by the committer")
+    require(
+      actions.count(_.isInstanceOf[Protocol]) <= 1 && actions.count(_.isInstanceOf[Metadata]) <= 1,
+      "a commit holds at most one protocol and one metaData action"
+    )
   }
 
   /**

@@ -123,19 +123,49 @@ object LogCleanup extends Logging {
     }
   }
 
-  /** Deletes the plan's files in its order; files already gone (a re-run) count as deleted. */
-  def execute(log: TableLog, plan: CleanupPlan): Vector[CleanupEntry] = {
+  /** How many single deletes run at once on a file system without a bulk delete. */
+  val DefaultDeleteThreads = 8
+
+  /**
+   * Deletes the plan's files group by group, in its order: all commits, then all checksums, all
+   * compactions, all checkpoints, each group done before the next starts. Within a group the files
+   * go in pages, oldest first, each page done before the next: through the file system's bulk
+   * delete when it has one (`FileSystem.createBulkDelete`, a page being its page size), otherwise
+   * as single deletes on `threads` threads. Files already gone (a re-run) count as deleted; a file
+   * a bulk delete reports as not deleted is deleted again on its own, and fails the cleanup if that
+   * fails too.
+   */
+  def execute(
+      log: TableLog,
+      plan: CleanupPlan,
+      threads: Int = DefaultDeleteThreads
+  ): Vector[CleanupEntry] = {
     val toDelete = plan.toDelete
     val step = math.max(1, toDelete.size / 10)
-    toDelete.zipWithIndex.map { case (entry, i) =>
-      try log.fs.delete(entry.path, false)
-      catch { case _: FileNotFoundException => }
-      FaultInjection.step(s"cleanLog.afterDelete.${i + 1}")
-      if ((i + 1) % step == 0)
-        logInfo(s"Log cleanup of ${log.tablePath}: deleted ${i + 1} of ${toDelete.size} files")
-      entry
-    }
+    val deleter = LogFileDeleter.open(log.fs, log.logPath, threads)
+    try {
+      var done = 0
+      for (group <- groups(toDelete); page <- group.grouped(deleter.pageSize)) {
+        deleter.delete(page.map(_.path))
+        for (i <- done + 1 to done + page.size) {
+          FaultInjection.step(s"cleanLog.afterDelete.$i")
+          if (i % step == 0)
+            logInfo(s"Log cleanup of ${log.tablePath}: deleted $i of ${toDelete.size} files")
+        }
+        done += page.size
+      }
+    } finally deleter.close()
+    toDelete
   }
+
+  /** The runs of entries of one kind, in order: the groups whose deletion order does not matter. */
+  private def groups(entries: Vector[CleanupEntry]): Vector[Vector[CleanupEntry]] =
+    entries.foldLeft(Vector.empty[Vector[CleanupEntry]]) { (runs, e) =>
+      runs.lastOption match {
+        case Some(run) if run.head.kind == e.kind => runs.init :+ (run :+ e)
+        case _ => runs :+ Vector(e)
+      }
+    }
 
   /**
    * Files before the cut-off checkpoint, in the order they may be deleted: commits (oldest first),

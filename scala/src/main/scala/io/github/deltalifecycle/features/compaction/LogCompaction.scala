@@ -9,6 +9,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.actions.{
   AddFile,
   DomainMetadata,
+  Metadata,
   Protocol,
   RemoveFile,
   SetTransaction
@@ -50,6 +51,7 @@ object CompactionStatus {
  */
 object LogCompaction extends Logging {
   private val Operation = "compact the log"
+  private val MaxBytesSetting = PolicySettings.MaxBytesInMemoryKey
 
   /**
    * The commits not yet covered by a checkpoint or by the chain of compactions a reader of the
@@ -62,11 +64,14 @@ object LogCompaction extends Logging {
   }
 
   /** Compacts the pending commits, if there are at least two. */
-  def compactPending(log: TableLog): CompactionOutcome = {
+  def compactPending(
+      log: TableLog,
+      sessionConf: String => Option[String] = _ => None
+  ): CompactionOutcome = {
     val listing = log.tailListing()
     CommitCoordination.requireDirectCommits(log, listing, "compact the log of")
     pendingRange(listing) match {
-      case Some((start, end)) => compact(log, listing, start, end)
+      case Some((start, end)) => compact(log, listing, start, end, sessionConf = sessionConf)
       case None =>
         val latest = listing.latestVersion
         CompactionOutcome(latest, latest, None, 0, 0, 0, 0, CompactionStatus.NothingToCompact)
@@ -77,15 +82,24 @@ object LogCompaction extends Logging {
    * Compacts commits `start` to `end` (both inclusive), unless an existing compaction already
    * covers them (status `exists` for exactly this range, `covered` for a wider one; nothing is
    * written). Refuses ranges with missing commits, ranges that partly overlap an existing
-   * compaction, and ranges whose protocol this client does not fully support. `protocolAtEnd` saves
-   * a log read when the caller knows it.
+   * compaction, and ranges whose protocol this client does not fully support. `stateAtEnd` (the
+   * protocol and metadata at `end`) saves a log read when the caller knows it.
+   *
+   * The surviving actions are held in memory, up to `deltaLifecycle.logCompaction.maxBytesInMemory`
+   * (a property of the table at `end`, else `sessionConf`'s `spark.`-prefixed setting, else
+   * [[PolicySettings.DefaultMaxBytesInMemory]]). A range that needs more fails with
+   * `DELTA_LIFECYCLE_COMPACTION_TOO_LARGE`; with `shrinkToFit` (the post-commit policy) the range
+   * ends instead before the commit that passed the limit, and if not even two commits fit, nothing
+   * is written and a warning is logged.
    */
   def compact(
       log: TableLog,
       listing: LogListing,
       start: Long,
       end: Long,
-      protocolAtEnd: Option[Protocol] = None
+      stateAtEnd: Option[(Protocol, Metadata)] = None,
+      sessionConf: String => Option[String] = _ => None,
+      shrinkToFit: Boolean = false
   ): CompactionOutcome = {
     CommitCoordination.requireDirectCommits(log, listing, "compact the log of")
     validateRange(listing, start, end)
@@ -96,15 +110,45 @@ object LogCompaction extends Logging {
     val target = FileNames.compactedDeltaFile(log.logPath, start, end)
     // Every protocol in force in the range must be supported: the one at `end`, and every
     // protocol action in the range (checked while reconciling) covers the one before it too.
-    val endProtocol = protocolAtEnd.getOrElse(log.protocolAndMetadataAt(end, listing)._1)
+    val (endProtocol, endMetadata) =
+      stateAtEnd.getOrElse(log.protocolAndMetadataAt(end, listing))
     requireSupported(endProtocol, end)
+    val maxBytes =
+      PolicySettings.resolve(endMetadata.configuration, sessionConf).maxBytesInMemory
 
     val commits = (start to end).map(v => listing.commit(v).get)
     val reconciled = new ReconciledLines(new FileKeys(log.fs, log.tablePath))
     val linesPerCommit = OrderedPrefetch.map(commits.iterator) { c =>
       c -> ActionReader.readJsonLinesWithActions(log.readFs, c.status)
     }
-    linesPerCommit.foreach { case (commit, lines) => lines.foreach(reconciled.add(commit, _)) }
+    linesPerCommit.foreach { case (commit, lines) =>
+      lines.foreach(reconciled.add(commit, _))
+      if (reconciled.heldBytes > maxBytes) {
+        val passedAt = commit.version
+        if (!shrinkToFit) {
+          throw LifecycleErrors.compactionTooLarge(start, end, maxBytes, passedAt, MaxBytesSetting)
+        }
+        // The state after the commit before held less, so that shorter range fits.
+        if (passedAt - 1 > start) {
+          logWarning(s"Compacting versions $start to $end of ${log.tablePath} needs more than " +
+            s"$maxBytes bytes of memory (passed at version $passedAt); compacting versions " +
+            s"$start to ${passedAt - 1} instead")
+          return compact(log, listing, start, passedAt - 1, None, sessionConf, shrinkToFit = true)
+        }
+        logWarning(s"Not compacting versions $start to $end of ${log.tablePath}: version " +
+          s"$passedAt alone passes the limit of $maxBytes bytes ($MaxBytesSetting)")
+        return CompactionOutcome(
+          start,
+          end,
+          None,
+          0,
+          0,
+          0,
+          0,
+          CompactionStatus.NothingToCompact
+        )
+      }
+    }
     val inputBytes = commits.map(_.status.getLen).sum
     val lines = reconciled.result()
     if (lines.isEmpty) {
@@ -234,6 +278,9 @@ object LogCompaction extends Logging {
       )
     }
 
+  /** What a held line costs beyond its characters: the string, its map entry and its key. */
+  private val LineOverheadBytes = 128L
+
   /**
    * Action reconciliation over a range of commits, keeping each winning action's original JSON
    * line. Unlike a snapshot it keeps tombstones: removes (they cancel files added before the range)
@@ -247,25 +294,38 @@ object LogCompaction extends Logging {
     private val adds = new java.util.LinkedHashMap[FileKey, String]()
     private val removes = new java.util.LinkedHashMap[FileKey, String]()
 
+    /** An estimate of the memory the held lines take: their lengths plus an overhead each. */
+    var heldBytes: Long = 0L
+
+    private def size(line: String): Long =
+      if (line == null) 0L else line.length.toLong + LineOverheadBytes
+
+    private def replaced(old: String, line: String): String = {
+      heldBytes += size(line) - size(old)
+      line
+    }
+
     def add(commit: CommitFile, line: LogLine): Unit = line.actionType match {
       case "commitInfo" | "cdc" => // provenance and change data, not table state
       case _ => line.action match {
           case Some(a: AddFile) =>
             val key = keys.of(a.path, a.deletionVector)
-            removes.remove(key)
-            adds.remove(key)
-            adds.put(key, line.text)
+            replaced(removes.remove(key), null)
+            replaced(adds.remove(key), null)
+            adds.put(key, replaced(null, line.text))
           case Some(r: RemoveFile) =>
             val key = keys.of(r.path, r.deletionVector)
-            adds.remove(key)
-            removes.remove(key)
-            removes.put(key, line.text)
+            replaced(adds.remove(key), null)
+            replaced(removes.remove(key), null)
+            removes.put(key, replaced(null, line.text))
           case Some(p: Protocol) =>
             requireSupported(p, commit.version)
-            protocol = line.text
-          case Some(_: org.apache.spark.sql.delta.actions.Metadata) => metadata = line.text
-          case Some(t: SetTransaction) => txns(t.appId) = line.text
-          case Some(d: DomainMetadata) => domains(d.domain) = line.text
+            protocol = replaced(protocol, line.text)
+          case Some(_: Metadata) => metadata = replaced(metadata, line.text)
+          case Some(t: SetTransaction) =>
+            txns(t.appId) = replaced(txns.get(t.appId).orNull, line.text)
+          case Some(d: DomainMetadata) =>
+            domains(d.domain) = replaced(domains.get(d.domain).orNull, line.text)
           case _ => throw LifecycleErrors.unsupportedAction(commit.name, line.actionType, Operation)
         }
     }

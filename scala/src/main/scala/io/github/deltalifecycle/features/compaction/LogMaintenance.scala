@@ -121,8 +121,17 @@ object LogMaintenance extends Logging {
     action match {
       case MaintenanceAction.Compact(start, end) =>
         step("beforeCompaction")
-        LogCompaction.compact(log, listing, start, end, Some(protocol))
-        remember(log, end)
+        // Never fails the writer's commit for its size: a range too big shrinks, or is skipped.
+        val outcome = LogCompaction.compact(
+          log,
+          listing,
+          start,
+          end,
+          Some((protocol, metadata)),
+          spark.conf.getOption,
+          shrinkToFit = true
+        )
+        remember(log, outcome.end)
         step("afterCompaction")
       case MaintenanceAction.Checkpoint(version) =>
         step("beforeCheckpoint")

@@ -13,7 +13,8 @@ import org.apache.spark.sql.delta.DeltaConfigs
 final case class PolicySettings(
     compactionInterval: Int,
     largeCommitBytes: Long,
-    checkpointInterval: Int
+    checkpointInterval: Int,
+    maxBytesInMemory: Long = PolicySettings.DefaultMaxBytesInMemory
 )
 
 object PolicySettings {
@@ -21,12 +22,21 @@ object PolicySettings {
   val LargeCommitBytesKey = "deltaLifecycle.logCompaction.largeCommitBytes"
   val CheckpointIntervalKey: String = DeltaConfigs.CHECKPOINT_INTERVAL.key
 
+  /**
+   * The most memory a compaction may hold its range's surviving actions in (COMPACT LOG and the
+   * policy alike): the lines' lengths plus a fixed overhead per line.
+   */
+  val MaxBytesInMemoryKey = "deltaLifecycle.logCompaction.maxBytesInMemory"
+
   /** Session configuration only: turns the whole post-commit policy off. */
   val EnabledSessionKey = "spark.deltaLifecycle.logMaintenance.enabled"
 
   val DefaultCompactionInterval = 10
   val DefaultLargeCommitBytes: Long = 1L << 20
   val DefaultCheckpointInterval = 10
+
+  /** 256 MiB, or an eighth of the JVM's maximum heap when that is less. */
+  val DefaultMaxBytesInMemory: Long = math.min(256L << 20, Runtime.getRuntime.maxMemory / 8)
 
   /**
    * Reads the settings from the table properties, then the session, then the defaults; bad values
@@ -64,6 +74,12 @@ object PolicySettings {
         _.trim.toIntOption.filter(_ > 0),
         DefaultCheckpointInterval,
         None
+      ),
+      maxBytesInMemory = setting(
+        MaxBytesInMemoryKey,
+        _.trim.toLongOption.filter(_ > 0),
+        DefaultMaxBytesInMemory,
+        Some("spark." + MaxBytesInMemoryKey)
       )
     )
   }

@@ -188,6 +188,10 @@ final class UnsetRedirect(
   /**
    * Commits, in order, each destination commit up to `lastDestinationData` that an earlier run did
    * not replay, as a source commit that keeps the source DROP-REDIRECT-IN-PROGRESS.
+   *
+   * The cost is linear in the commits replayed: the destination's log is listed once and each of
+   * its commits read once; the source's state is read once, and each replayed commit's protocol and
+   * metadata are carried to the next ([[LogCommitter.commitAfter]]) instead of read back.
    */
   private def replay(
       source: RedirectInfo,
@@ -201,7 +205,7 @@ final class UnsetRedirect(
     val replayedUpTo = lastReplayed(boundary).getOrElse(boundary)
     val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
     val destListing = destLog.listing()
-    var sourceVersion = source.version
+    var base = Option.empty[LogCommitter.CommitBase]
     for (k <- replayedUpTo + 1 to lastDestinationData) {
       val commit = destListing.commit(k).getOrElse(throw LifecycleErrors.redirectState(
         displayName,
@@ -218,14 +222,15 @@ final class UnsetRedirect(
         case m: Metadata => Some(RedirectProtocol.withProperty(m, dropping))
         case other => Some(other)
       }
-      sourceVersion = LogCommitter.commit(
+      val written = LogCommitter.commitAfter(
         log,
-        sourceVersion,
+        base.getOrElse(LogCommitter.baseAt(log, source.version)),
         carried,
         CopyBackOperation,
         Map(DestinationVersionKey -> k, "destinationOperation" -> operation)
       )
-      report.committed(sourceVersion)
+      base = Some(written)
+      report.committed(written.readVersion)
       FaultInjection.step(s"unsetRedirect.afterReplay.$k")
     }
     if (lastDestinationData > replayedUpTo) {

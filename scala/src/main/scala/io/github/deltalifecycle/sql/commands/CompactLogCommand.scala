@@ -17,8 +17,9 @@ case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long
   override def run(spark: SparkSession): Seq[Row] = {
     val log = TableLog.forPath(table.hadoopConf(spark), table.path)
     val outcome = range match {
-      case Some((start, end)) => LogCompaction.compact(log, log.listing(), start, end)
-      case None => LogCompaction.compactPending(log)
+      case Some((start, end)) =>
+        LogCompaction.compact(log, log.listing(), start, end, sessionConf = spark.conf.getOption)
+      case None => LogCompaction.compactPending(log, spark.conf.getOption)
     }
     Seq(Row(
       outcome.start,

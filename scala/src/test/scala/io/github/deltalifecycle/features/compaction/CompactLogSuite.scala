@@ -228,6 +228,27 @@ class CompactLogSuite extends AnyFunSuite with LifecycleSparkSession {
       Seq(compactionFile(path, 11, 13).getName, compactionFile(path, 14, 16).getName))
   }
 
+  test("a range whose surviving actions pass the memory limit fails clearly and writes nothing") {
+    val path = table("too-large", 5)
+    val key = "spark." + PolicySettings.MaxBytesInMemoryKey
+    spark.conf.set(key, "1000")
+    try {
+      val e = intercept[DeltaLifecycleException](
+        compact(s"delta.`$path`", "FROM VERSION 11 TO VERSION 15")
+      )
+      assert(e.condition === "DELTA_LIFECYCLE_COMPACTION_TOO_LARGE")
+      assert(e.getMessage.contains("Compact a smaller range"), e.getMessage)
+      assert(e.getMessage.contains(PolicySettings.MaxBytesInMemoryKey), e.getMessage)
+      assert(!compactionFile(path, 11, 15).exists())
+      assert(condition(compact(s"delta.`$path`")) === "DELTA_LIFECYCLE_COMPACTION_TOO_LARGE")
+      // The table's property wins over the session's setting.
+      spark.sql(s"ALTER TABLE delta.`$path` SET TBLPROPERTIES " +
+        s"('${PolicySettings.MaxBytesInMemoryKey}' = '${64L << 20}')")
+      assert(compact(s"delta.`$path`", "FROM VERSION 11 TO VERSION 16").getAs[String]("status") ===
+        "written")
+    } finally spark.conf.unset(key)
+  }
+
   test("a range with a protocol this client does not support is refused") {
     val path = table("unsupported", after = 3)
     val commit = new File(logDir(path), f"${12}%020d.json")

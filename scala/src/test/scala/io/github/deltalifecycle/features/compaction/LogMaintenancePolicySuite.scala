@@ -114,6 +114,36 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
     assert(core.segment.compactions.map(c => (c.start, c.end)) === Seq((0L, 3L), (4L, 7L)))
   }
 
+  test("over the memory limit the policy compacts a shorter range, or none, and commits succeed") {
+    val key = "spark." + PolicySettings.MaxBytesInMemoryKey
+    def held(path: String, version: Long): Long = {
+      val file = new File(new File(path, "_delta_log"), f"$version%020d.json")
+      scala.io.Source.fromFile(file).getLines().filterNot(_.startsWith("{\"commitInfo\""))
+        .map(_.length + 128L).sum
+    }
+    try {
+      // Versions 0 and 1 fit, 0 to 2 do not: the due compaction of 0 to 3 shrinks to 0 to 1.
+      val path = newTableDir("policy-memory")
+      spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
+        "'delta.checkpointInterval' = '100', 'deltaLifecycle.logCompaction.interval' = '4')")
+      appendAndWait(path, 1 to 1)
+      spark.conf.set(key, (held(path, 0) + held(path, 1) * 3 / 2).toString)
+      appendAndWait(path, 2 to 3)
+      assert(logFiles(path, ".compacted.json") === Seq(compaction(0, 1)))
+
+      // Not even one commit fits: nothing is compacted, and every commit still lands.
+      spark.conf.set(key, "1")
+      val other = newTableDir("policy-memory-none")
+      spark.sql(s"CREATE TABLE delta.`$other` (id BIGINT) USING delta TBLPROPERTIES (" +
+        "'delta.checkpointInterval' = '100', 'deltaLifecycle.logCompaction.interval' = '4')")
+      appendAndWait(other, 1 to 9)
+      assert(logFiles(other, ".compacted.json").isEmpty)
+      DeltaLog.clearCache()
+      assert(spark.read.format("delta").load(other).collect().toSet ===
+        (1 to 9).map(i => Row(i.toLong)).toSet)
+    } finally spark.conf.unset(key)
+  }
+
   test("a large commit is checkpointed at once; the session switch turns the policy off") {
     val path = newTableDir("policy-large")
     spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
