@@ -91,6 +91,8 @@ bench: install
 	$(VENV_PY) bench/redirect.py 21
 	$(VENV_PY) bench/objectstore_requests.py
 	$(VENV_PY) bench/plot_objectstore.py
+	$(VENV_PY) bench/driver_memory.py
+	$(VENV_PY) bench/plot_driver_memory.py
 
 # CI runs these at a size that fits its budget; this runs all of them (about an hour).
 reliability: install
