@@ -26,6 +26,8 @@ from delta_lifecycle import LifecycleTable
 #: write at the destination (its version 2), so there is one commit to replay.
 ALL_STEPS: List[Tuple[str, str]] = [
     ("setRedirect.afterEnable", "set"),
+    # Halts a copy task after its first file: a crash in the middle of the distributed copy.
+    ("setRedirect.midDataCopy", "set"),
     ("setRedirect.afterDataCopy", "set"),
     ("setRedirect.afterCopy", "set"),
     ("unsetRedirect.afterSourceDrop", "unset"),
@@ -34,6 +36,7 @@ ALL_STEPS: List[Tuple[str, str]] = [
     ("unsetRedirect.afterReplay.2", "unset"),
 ]
 CI_STEPS = {
+    "setRedirect.midDataCopy",
     "setRedirect.afterDataCopy",
     "unsetRedirect.afterDestinationMark",
     "unsetRedirect.afterReplay.2",

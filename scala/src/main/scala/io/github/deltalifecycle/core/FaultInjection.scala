@@ -17,9 +17,18 @@ object FaultInjection {
   val HaltExitCode = 86
 
   def step(name: String, session: Option[SparkSession] = SparkSession.getActiveSession): Unit =
-    if (session.flatMap(_.conf.getOption(HaltAtStepKey)).contains(name)) {
-      System.err.println(s"delta-lifecycle: halting at step $name ($HaltAtStepKey)")
-      System.err.flush()
-      Runtime.getRuntime.halt(HaltExitCode)
-    }
+    if (armed(name, session)) halt(name)
+
+  /**
+   * Whether the session asks to halt at `name`: for a step reached in a Spark task, where no
+   * session is active; the driver passes the answer into the task, which calls `halt`.
+   */
+  def armed(name: String, session: Option[SparkSession] = SparkSession.getActiveSession): Boolean =
+    session.flatMap(_.conf.getOption(HaltAtStepKey)).contains(name)
+
+  def halt(name: String): Unit = {
+    System.err.println(s"delta-lifecycle: halting at step $name ($HaltAtStepKey)")
+    System.err.flush()
+    Runtime.getRuntime.halt(HaltExitCode)
+  }
 }

@@ -44,14 +44,15 @@ final class SetRedirect(
     spark: SparkSession,
     ctx: RoutingContext,
     sourcePath: Path,
-    displayName: String,
-    copyThreads: Int
+    displayName: String
 ) {
   private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
   // Spark's name for its session catalog (CatalogManager's constant is private to Spark).
   private val SessionCatalogName = "spark_catalog"
   // One SetRedirect per command: the report collects what this run does.
   private val report = new ProcedureReport
+  // A fault-injection step inside a copy task, after its first copied file (tests only).
+  private val MidDataCopyStep = "setRedirect.midDataCopy"
 
   def run(
       target: RedirectTarget,
@@ -197,16 +198,29 @@ final class SetRedirect(
    */
   private def copyTable(enabled: RedirectInfo, destPath: Path, progress: Progress): CopyStats = {
     val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, enabled)
-    val copy = new TableCopy(ctx.hadoopConf, progress, copyThreads)
-    val dataStats = copy.copy(sourcePath, destPath, copy.dataFiles(sourcePath), "data files")
+    val copy = new TableCopy(
+      spark,
+      ctx.hadoopConf,
+      progress,
+      TableCopy.jobGroupId(enabled.metadata.id),
+      s"SET REDIRECT $displayName"
+    )
+    val dataStats =
+      copy.copyReferenced(log.tablePath, destPath, log.listing(), copiedUpTo, MidDataCopyStep)
     FaultInjection.step("setRedirect.afterDataCopy")
-    val logStats = copy.copy(sourcePath, destPath, logFilesUpTo(copiedUpTo), "log files")
+    val logStats = copy.copyLog(log.tablePath, destPath, logFilesUpTo(copiedUpTo))
     verifyDestination(destPath, copiedUpTo)
     report.note(
       s"copied ${dataStats.filesCopied} data files (${dataStats.bytesCopied} bytes) " +
         s"and ${logStats.filesCopied} log files up to version $copiedUpTo; " +
         s"${dataStats.filesAlreadyThere + logStats.filesAlreadyThere} were already there"
     )
+    if (dataStats.filesReferencedInPlace > 0) {
+      report.note(
+        s"${dataStats.filesReferencedInPlace} files the log references by absolute paths " +
+          s"outside ${log.tablePath} were not copied: the destination reads them where they are"
+      )
+    }
     dataStats + logStats
   }
 

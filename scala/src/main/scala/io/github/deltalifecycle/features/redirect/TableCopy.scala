@@ -1,108 +1,319 @@
 package io.github.deltalifecycle.features.redirect
 
-import java.util.concurrent.{Executors, TimeUnit}
-import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
+import scala.util.Try
 
-import scala.concurrent.{Await, ExecutionContext, Future}
-import scala.concurrent.duration.Duration
+import io.github.deltalifecycle.core.{FaultInjection, LifecycleErrors, LogListing, Progress}
+import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
+import org.apache.hadoop.io.IOUtils
+import org.apache.spark.{Partitioner, SparkContext}
+import org.apache.spark.sql.{Dataset, Encoders, SparkSession}
+import org.apache.spark.sql.deltalifecycle.{BroadcastHadoopConf, SparkInternals}
+import org.apache.spark.storage.StorageLevel
 
-import io.github.deltalifecycle.core.{LifecycleErrors, LogFiles, Progress}
-import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileStatus, FileSystem, FileUtil, Path}
-
-/** What a copy did: files and bytes copied now, and files found already copied (a resumed run). */
-final case class CopyStats(filesCopied: Long, bytesCopied: Long, filesAlreadyThere: Long) {
+/**
+ * What a copy did: files and bytes copied now, files found already copied (a resumed run), files
+ * the log references outside the table root (not copied: the destination's log names them where
+ * they are), and files that older retained versions reference but that no longer exist (vacuumed).
+ */
+final case class CopyStats(
+    filesCopied: Long,
+    bytesCopied: Long,
+    filesAlreadyThere: Long,
+    filesReferencedInPlace: Long = 0L,
+    filesGone: Long = 0L
+) {
   def +(o: CopyStats): CopyStats =
     CopyStats(
       filesCopied + o.filesCopied,
       bytesCopied + o.bytesCopied,
-      filesAlreadyThere + o.filesAlreadyThere
+      filesAlreadyThere + o.filesAlreadyThere,
+      filesReferencedInPlace + o.filesReferencedInPlace,
+      filesGone + o.filesGone
     )
 }
 
 /**
- * Copies a table's files between locations (any two Hadoop file systems), in parallel. A file
- * already at the target with the same size is kept, so a copy cut short by a crash resumes where it
- * stopped; a file of another size (a partial copy) is copied again. After copying, every file is
- * checked at the target by size, and the counts must match.
+ * What one copy task did; `problems` holds the first few mismatches it found (of `problemCount`),
+ * which the driver turns into one error.
  */
-final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: Int) {
+private[redirect] final case class TaskOutcome(
+    copied: Long,
+    bytes: Long,
+    alreadyThere: Long,
+    gone: Long,
+    timesNotKept: Long,
+    problemCount: Long,
+    problems: Vector[String]
+) {
+  def +(o: TaskOutcome): TaskOutcome = TaskOutcome(
+    copied + o.copied,
+    bytes + o.bytes,
+    alreadyThere + o.alreadyThere,
+    gone + o.gone,
+    timesNotKept + o.timesNotKept,
+    problemCount + o.problemCount,
+    (problems ++ o.problems).take(TaskOutcome.Examples)
+  )
+}
 
-  /** Every file under `from` except the Delta log: data files, deletion vectors, change data. */
-  def dataFiles(from: Path): Seq[FileStatus] = {
-    val fs = from.getFileSystem(hadoopConf)
-    val out = Vector.newBuilder[FileStatus]
-    val it = fs.listFiles(from, true)
-    val logPrefix = LogFiles.logPath(fs.makeQualified(from)).toString + "/"
-    while (it.hasNext) {
-      val f = it.next()
-      val p = f.getPath.toString
-      if (!p.startsWith(logPrefix) && !isHadoopChecksumSidecar(f.getPath)) out += f
-    }
-    out.result()
-  }
+private[redirect] object TaskOutcome {
+  val Examples = 3
+  val Zero: TaskOutcome = TaskOutcome(0, 0, 0, 0, 0, 0, Vector.empty)
+}
 
-  /* Hadoop's client-side `.<file>.crc` checksums are rewritten with each copied file, not table
-   * content. */
-  private def isHadoopChecksumSidecar(p: Path): Boolean = {
-    val name = p.getName
-    name.startsWith(".") && name.endsWith(".crc")
-  }
+/**
+ * Copies a table's files between locations (any two Hadoop file systems) as Spark jobs, under one
+ * job group: `jobGroupId` (see [[TableCopy.jobGroupId]]) cancels them with
+ * `SparkContext.cancelJobGroup`, and `label` starts their descriptions in the Spark UI.
+ *
+ * Executors copy and verify. A data file already at the target with the size of the source is kept,
+ * so a copy cut short (crash, cancellation) resumes where it stopped; a file of another size (a
+ * partial copy) is copied again. Each file is then checked at the target: its size, and the file
+ * system's checksum when both sides give one of the same algorithm. Log files are never overwritten
+ * and keep the source's modification time where the target file system can set it.
+ */
+final class TableCopy(
+    spark: SparkSession,
+    hadoopConf: org.apache.hadoop.conf.Configuration,
+    progress: Progress,
+    jobGroupId: String,
+    label: String
+) {
+  private val sc: SparkContext = spark.sparkContext
 
   /**
-   * Copies `files` (under `fromRoot`) to the same relative paths under `toRoot`, then verifies
-   * them. `what` names the files in progress messages.
+   * Copies every file that the versions of the table at `fromRoot` up to `upTo` reference (see
+   * [[ReferencedFiles]]) to the same relative path under `toRoot`. `haltStep` is a fault-injection
+   * step a copy task halts at after its first copied file (tests only).
    */
-  def copy(fromRoot: Path, toRoot: Path, files: Seq[FileStatus], what: String): CopyStats = {
-    val fromFs = fromRoot.getFileSystem(hadoopConf)
-    val toFs = toRoot.getFileSystem(hadoopConf)
-    val qualifiedFrom = fromFs.makeQualified(fromRoot).toString.stripSuffix("/") + "/"
-    def target(f: FileStatus): Path = {
-      val p = f.getPath.toString
-      require(p.startsWith(qualifiedFrom), s"$p is not under $qualifiedFrom")
-      new Path(toRoot, p.substring(qualifiedFrom.length))
-    }
-    val total = files.size
-    val totalBytes = files.map(_.getLen).sum
-    val done = new AtomicInteger()
-    val copied = new AtomicInteger()
-    val copiedBytes = new AtomicLong()
-    val reportEvery = math.max(1, total / 20)
-    progress.info(
-      s"copying $total $what ($totalBytes bytes) from $fromRoot to $toRoot with $threads threads"
-    )
-    val pool = Executors.newFixedThreadPool(math.max(1, threads))
-    implicit val ec: ExecutionContext = ExecutionContext.fromExecutorService(pool)
-    try {
-      val work = files.map { f =>
-        Future {
-          val to = target(f)
-          val present = scala.util.Try(toFs.getFileStatus(to)).toOption
-          if (!present.exists(_.getLen == f.getLen)) {
-            toFs.mkdirs(to.getParent)
-            if (isLogFile(to)) copyLogFile(fromFs, f, toFs, to, present)
-            else if (!FileUtil.copy(fromFs, f.getPath, toFs, to, false, true, hadoopConf)) {
-              throw new java.io.IOException(s"copying ${f.getPath} to $to failed")
-            }
-            copied.incrementAndGet()
-            copiedBytes.addAndGet(f.getLen)
-          }
-          val n = done.incrementAndGet()
-          if (n % reportEvery == 0 || n == total) progress.info(s"$what: $n of $total files done")
-        }
-      }
-      Await.result(Future.sequence(work), Duration.Inf)
-    } finally {
-      pool.shutdown()
-      pool.awaitTermination(1, TimeUnit.MINUTES)
-    }
-    verify(files, toFs, target)
-    CopyStats(copied.get, copiedBytes.get, total - copied.get)
+  def copyReferenced(
+      fromRoot: Path,
+      toRoot: Path,
+      listing: LogListing,
+      upTo: Long,
+      haltStep: String
+  ): CopyStats = withJobGroup(s"$label: list the files versions up to $upTo reference") {
+    val files = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo)
+    run(files, toRoot, "data files", FaultInjection.armed(haltStep), haltStep)
   }
 
-  private def isLogFile(p: Path): Boolean =
-    Iterator.iterate(p.getParent)(_.getParent).takeWhile(_ != null)
-      .exists(_.getName == LogFiles.LogDirName)
+  /** Copies log files (already listed, on the driver) under the same rules, as one Spark job. */
+  def copyLog(fromRoot: Path, toRoot: Path, files: Seq[FileStatus]): CopyStats =
+    withJobGroup(s"$label: copy ${files.size} log files") {
+      val root = qualify(fromRoot)
+      val items = files.map(f => ReferencedFiles.logFile(root, f))
+      val ds = spark.createDataset(items)(Encoders.product[CopyFile])
+      run(ds, toRoot, "log files", halt = false, haltStep = "")
+    }
+
+  private def qualify(p: Path): Path = p.getFileSystem(hadoopConf).makeQualified(p)
+
+  private def withJobGroup[T](description: String)(body: => T): T = {
+    val saved = SparkInternals.JobGroupProperties.map(k => k -> sc.getLocalProperty(k))
+    sc.setJobGroup(jobGroupId, description, interruptOnCancel = true)
+    try body
+    finally saved.foreach { case (k, v) => sc.setLocalProperty(k, v) }
+  }
+
+  private def run(
+      files: Dataset[CopyFile],
+      toRoot: Path,
+      what: String,
+      halt: Boolean,
+      haltStep: String
+  ): CopyStats = {
+    val rdd = files.rdd.persist(StorageLevel.MEMORY_AND_DISK)
+    val conf = SparkInternals.broadcastHadoopConf(spark, hadoopConf)
+    try {
+      // Pass 1: per input partition, the count, bytes and weight of the files to copy, and the
+      // count of files referenced in place. One small row per partition reaches the driver.
+      val sums = rdd.mapPartitions { it =>
+        var n, bytes, weight, inPlace = 0L
+        it.foreach { f =>
+          if (f.target == null) inPlace += 1
+          else {
+            n += 1; bytes += math.max(f.size, 0L); weight += TableCopy.weight(f)
+          }
+        }
+        Iterator.single((n, bytes, weight, inPlace))
+      }.collect()
+      val count = sums.map(_._1).sum
+      val totalBytes = sums.map(_._2).sum
+      val totalWeight = sums.map(_._3).sum
+      val inPlace = sums.map(_._4).sum
+      if (inPlace > 0) {
+        progress.info(
+          s"$inPlace $what are outside the table root; they are not copied, " +
+            "and the copy's log keeps naming them where they are"
+        )
+      }
+      if (count == 0) return CopyStats(0, 0, 0, inPlace)
+      val tasks = TableCopy.taskCount(count, totalWeight, sc.defaultParallelism)
+      val perTask = math.max(1L, (totalWeight + tasks - 1) / tasks)
+      val offsets = sums.map(_._3).scanLeft(0L)(_ + _)
+      val description =
+        s"$label: copy $count $what (${TableCopy.humanBytes(totalBytes)}) in $tasks tasks"
+      progress.info(s"$description, to $toRoot")
+      sc.setJobDescription(description)
+      // Pass 2: each file goes to the task its cumulative weight falls in, so each task gets about
+      // `perTask` of the weight (bytes plus a per-file cost).
+      val balanced = rdd.mapPartitionsWithIndex { (i, it) =>
+        var cumulative = offsets(i)
+        it.filter(_.target != null).map { f =>
+          val w = TableCopy.weight(f)
+          val task = math.min(tasks - 1L, (cumulative + w / 2) / perTask).toInt
+          cumulative += w
+          task -> f
+        }
+      }.partitionBy(new TableCopy.ExactPartitioner(tasks)).values
+      val toRootString = qualify(toRoot).toString
+      val outcome = balanced.mapPartitions { it =>
+        Iterator.single(TableCopy.copyTask(conf, new Path(toRootString), it, halt, haltStep))
+      }.fold(TaskOutcome.Zero)(_ + _)
+      if (outcome.problemCount > 0) {
+        throw LifecycleErrors.redirectCopyMismatch(
+          s"${outcome.problemCount} of $count $what differ or are missing " +
+            s"(${outcome.problems.mkString("; ")})"
+        )
+      }
+      if (outcome.timesNotKept > 0) {
+        progress.info(
+          s"${outcome.timesNotKept} copied $what did not keep the source's modification time: " +
+            s"the file system of $toRoot does not set it"
+        )
+      }
+      progress.info(
+        s"$what: ${outcome.copied} copied (${outcome.bytes} bytes), " +
+          s"${outcome.alreadyThere} already there, ${outcome.gone} no longer at the source"
+      )
+      CopyStats(outcome.copied, outcome.bytes, outcome.alreadyThere, inPlace, outcome.gone)
+    } finally {
+      rdd.unpersist(blocking = false)
+      conf.destroy()
+    }
+  }
+}
+
+object TableCopy {
+
+  /**
+   * The job group of a copy of the table whose id (`metaData.id`, as DESCRIBE DETAIL shows it) is
+   * `tableId`: `delta-lifecycle-copy-<table id>`. `sc.cancelJobGroup` with it stops the copy; run
+   * the statement again to resume it.
+   */
+  def jobGroupId(tableId: String): String = s"delta-lifecycle-copy-$tableId"
+
+  /** What a file costs a task: its bytes plus a fixed cost per file (opening, checks). */
+  private val PerFileWeight: Long = 1L << 20
+  private val TaskWeight: Long = 256L << 20
+  private val MaxTasks = 10000
+
+  private[redirect] def weight(f: CopyFile): Long = math.max(f.size, 0L) + PerFileWeight
+
+  /**
+   * About 256 MB of weight per task, at least two tasks per core while there are files for them,
+   * and at most 10,000 tasks.
+   */
+  private[redirect] def taskCount(files: Long, weight: Long, cores: Int): Int = {
+    val byWeight = (weight + TaskWeight - 1) / TaskWeight
+    math.max(1L, math.min(files, math.min(MaxTasks.toLong, math.max(byWeight, 2L * cores))))
+      .toInt
+  }
+
+  private[redirect] def humanBytes(n: Long): String = {
+    val units = Seq("bytes", "KB", "MB", "GB", "TB", "PB")
+    var v = n.toDouble
+    var u = 0
+    while (v >= 1024 && u < units.size - 1) { v /= 1024; u += 1 }
+    if (u == 0) s"$n bytes" else f"$v%.1f ${units(u)}"
+  }
+
+  /** Partition `k` for key `k`: the balanced assignment is computed, not hashed. */
+  private[redirect] final class ExactPartitioner(n: Int) extends Partitioner {
+    override def numPartitions: Int = n
+    override def getPartition(key: Any): Int = key.asInstanceOf[Int]
+  }
+
+  private val BufferSize = 1 << 20
+
+  /** Runs on an executor: copies and verifies one task's files. */
+  private def copyTask(
+      conf: BroadcastHadoopConf,
+      toRoot: Path,
+      files: Iterator[CopyFile],
+      halt: Boolean,
+      haltStep: String
+  ): TaskOutcome = {
+    val hadoopConf = conf.value
+    var out = TaskOutcome.Zero
+    def problem(what: String): Unit =
+      out = out.copy(
+        problemCount = out.problemCount + 1,
+        problems = (out.problems :+ what).take(TaskOutcome.Examples)
+      )
+    files.foreach { f =>
+      val from = new Path(f.source)
+      val to = new Path(toRoot, new Path(null, null, f.target))
+      val fromFs = from.getFileSystem(hadoopConf)
+      val toFs = to.getFileSystem(hadoopConf)
+      // A required file whose size the log gives needs no request to the source before copying.
+      val fromLen: Option[Long] =
+        if (f.required && f.size >= 0 && !f.isLog) Some(f.size)
+        else Try(fromFs.getFileStatus(from)).toOption.map(_.getLen)
+      fromLen match {
+        case None if f.required => problem(s"${f.source} is missing at the source")
+        case None => out = out.copy(gone = out.gone + 1)
+        case Some(len) =>
+          val present = Try(toFs.getFileStatus(to)).toOption
+          val there =
+            if (present.exists(_.getLen == len)) {
+              out = out.copy(alreadyThere = out.alreadyThere + 1)
+              true
+            } else {
+              val copied =
+                if (f.isLog) copyLogFile(fromFs, from, len, toFs, to, present)
+                else copyDataFile(fromFs, from, toFs, to, f.required)
+              copied match {
+                case Left(p) => problem(p); false
+                case Right(false) => out = out.copy(gone = out.gone + 1); false
+                case Right(true) =>
+                  out = out.copy(copied = out.copied + 1, bytes = out.bytes + len)
+                  if (halt) FaultInjection.halt(haltStep)
+                  true
+              }
+            }
+          if (there) {
+            verify(fromFs, from, len, toFs, to).foreach(problem)
+            if (f.isLog && !keepTime(toFs, to, f.modificationTime)) {
+              out = out.copy(timesNotKept = out.timesNotKept + 1)
+            }
+          }
+      }
+    }
+    out
+  }
+
+  /** Right(true) when copied, Right(false) when the (optional) source vanished meanwhile. */
+  private def copyDataFile(
+      fromFs: FileSystem,
+      from: Path,
+      toFs: FileSystem,
+      to: Path,
+      required: Boolean
+  ): Either[String, Boolean] = {
+    val in =
+      try fromFs.open(from)
+      catch {
+        case _: java.io.FileNotFoundException =>
+          return if (required) Left(s"$from is missing at the source") else Right(false)
+      }
+    try {
+      val o = toFs.create(to, true)
+      IOUtils.copyBytes(in, o, BufferSize, false)
+      o.close()
+    } finally in.close()
+    Right(true)
+  }
 
   /**
    * A log file is never overwritten: a reader of the destination may already trust it. It is copied
@@ -111,45 +322,69 @@ final class TableCopy(hadoopConf: Configuration, progress: Progress, threads: In
    */
   private def copyLogFile(
       fromFs: FileSystem,
-      from: FileStatus,
+      from: Path,
+      len: Long,
       toFs: FileSystem,
       to: Path,
       present: Option[FileStatus]
-  ): Unit = {
-    def mismatch(len: Long) = LifecycleErrors.redirectCopyMismatch(
-      s"$to already holds $len bytes, not the ${from.getLen} of ${from.getPath}; " +
-        "log files are never overwritten"
-    )
-    present.foreach(p => throw mismatch(p.getLen))
-    val temp = new Path(to.getParent, s".${to.getName}.${java.util.UUID.randomUUID()}.tmp")
-    try {
-      if (!FileUtil.copy(fromFs, from.getPath, toFs, temp, false, false, hadoopConf)) {
-        throw new java.io.IOException(s"copying ${from.getPath} to $temp failed")
-      }
-      val renamed =
-        try toFs.rename(temp, to)
-        catch { case _: org.apache.hadoop.fs.FileAlreadyExistsException => false }
-      if (!renamed) {
-        val there = scala.util.Try(toFs.getFileStatus(to)).toOption
-        if (!there.exists(_.getLen == from.getLen)) throw mismatch(there.fold(-1L)(_.getLen))
-      }
-    } finally scala.util.Try(toFs.delete(temp, false))
+  ): Either[String, Boolean] = {
+    def mismatch(there: Long) =
+      Left(
+        s"$to already holds $there bytes, not the $len of $from; log files are never overwritten"
+      )
+    present match {
+      case Some(p) => mismatch(p.getLen)
+      case None =>
+        val temp = new Path(to.getParent, s".${to.getName}.${java.util.UUID.randomUUID()}.tmp")
+        try {
+          toFs.mkdirs(to.getParent)
+          copyDataFile(fromFs, from, toFs, temp, required = true) match {
+            case Left(p) => Left(p)
+            case Right(_) =>
+              val renamed =
+                try toFs.rename(temp, to)
+                catch { case _: org.apache.hadoop.fs.FileAlreadyExistsException => false }
+              if (renamed) Right(true)
+              else {
+                val there = Try(toFs.getFileStatus(to)).toOption
+                if (there.exists(_.getLen == len)) Right(true)
+                else mismatch(there.fold(-1L)(_.getLen))
+              }
+          }
+        } finally Try(toFs.delete(temp, false))
+    }
   }
 
-  private def verify(files: Seq[FileStatus], toFs: FileSystem, target: FileStatus => Path): Unit = {
-    val wrong = files.flatMap { f =>
-      val to = target(f)
-      scala.util.Try(toFs.getFileStatus(to)).toOption match {
-        case None => Some(s"$to is missing")
-        case Some(s) if s.getLen != f.getLen =>
-          Some(s"$to has ${s.getLen} bytes, expected ${f.getLen}")
-        case _ => None
+  /** Size, then the file systems' checksums when both give one of the same algorithm. */
+  private def verify(
+      fromFs: FileSystem,
+      from: Path,
+      len: Long,
+      toFs: FileSystem,
+      to: Path
+  ): Option[String] =
+    Try(toFs.getFileStatus(to)).toOption match {
+      case None => Some(s"$to is missing after the copy")
+      case Some(s) if s.getLen != len => Some(s"$to has ${s.getLen} bytes, expected $len")
+      case _ =>
+        val a = Try(fromFs.getFileChecksum(from)).toOption.orNull
+        val b = if (a == null) null else Try(toFs.getFileChecksum(to)).toOption.orNull
+        if (a != null && b != null && a.getAlgorithmName == b.getAlgorithmName && a != b) {
+          Some(s"$to has checksum $b, but $from has $a (${a.getAlgorithmName})")
+        } else None
+    }
+
+  /**
+   * Gives a copied log file the source's modification time (delta-spark dates commits by it when
+   * the table has no in-commit timestamps). False when the file system did not keep it (S3A and
+   * other object stores ignore or refuse `setTimes`).
+   */
+  private def keepTime(fs: FileSystem, p: Path, mtime: Long): Boolean =
+    Try {
+      val now = fs.getFileStatus(p).getModificationTime
+      now == mtime || {
+        fs.setTimes(p, mtime, -1)
+        fs.getFileStatus(p).getModificationTime == mtime
       }
-    }
-    if (wrong.nonEmpty) {
-      throw LifecycleErrors.redirectCopyMismatch(
-        s"${wrong.size} of ${files.size} files differ (${wrong.take(3).mkString("; ")})"
-      )
-    }
-  }
+    }.getOrElse(false)
 }

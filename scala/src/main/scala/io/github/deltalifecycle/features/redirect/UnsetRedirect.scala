@@ -30,8 +30,7 @@ final class UnsetRedirect(
     spark: SparkSession,
     ctx: RoutingContext,
     sourcePath: Path,
-    displayName: String,
-    copyThreads: Int
+    displayName: String
 ) {
   import UnsetRedirect._
   private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
@@ -97,7 +96,7 @@ final class UnsetRedirect(
     FaultInjection.step("unsetRedirect.afterDestinationMark")
 
     progress.start("copy back the data written at the destination")
-    val copied = copyBack(destPath, progress, report)
+    val copied = copyBack(destPath, lastDestinationData, progress, report)
     FaultInjection.step("unsetRedirect.afterDataCopy")
 
     progress.start("replay the destination's commits on the source")
@@ -174,10 +173,33 @@ final class UnsetRedirect(
     }
   }
 
-  /** Copies every data file under the destination to the source; those already there are kept. */
-  private def copyBack(destPath: Path, progress: Progress, report: ProcedureReport): CopyStats = {
-    val copy = new TableCopy(ctx.hadoopConf, progress, copyThreads)
-    val stats = copy.copy(destPath, sourcePath, copy.dataFiles(destPath), "data files")
+  /**
+   * Copies back every file the destination's retained versions up to `upTo` reference; those
+   * already at the source (the files the redirect copied there) are kept.
+   */
+  private def copyBack(
+      destPath: Path,
+      upTo: Long,
+      progress: Progress,
+      report: ProcedureReport
+  ): CopyStats = {
+    val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
+    val copy = new TableCopy(
+      spark,
+      ctx.hadoopConf,
+      progress,
+      TableCopy.jobGroupId(RedirectLookup.read(ctx.hadoopConf, destPath).fold("unknown")(
+        _.metadata.id
+      )),
+      s"UNSET REDIRECT $displayName"
+    )
+    val stats = copy.copyReferenced(
+      destLog.tablePath,
+      sourcePath,
+      destLog.listing(),
+      upTo,
+      "unsetRedirect.midDataCopy"
+    )
     report.note(
       s"copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) back; " +
         s"${stats.filesAlreadyThere} were already there"

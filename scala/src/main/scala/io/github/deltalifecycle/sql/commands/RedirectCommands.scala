@@ -67,7 +67,7 @@ case class SetRedirectCommand(
     }
     val ctx = RedirectSession.context(spark)
     val result =
-      new SetRedirect(spark, ctx, table.path, table.displayName, RedirectSession.copyThreads(spark))
+      new SetRedirect(spark, ctx, table.path, table.displayName)
         .run(target, mode, rules)
     refresh(spark, table)
     row(result)
@@ -111,8 +111,7 @@ case class UnsetRedirectCommand(table: LifecycleTableRef) extends RedirectComman
       spark,
       RedirectSession.context(spark),
       table.path,
-      table.displayName,
-      RedirectSession.copyThreads(spark)
+      table.displayName
     ).run()
     refresh(spark, table)
     row(result)

@@ -15,10 +15,6 @@ object RedirectSession {
   /** Comma-separated location prefixes a redirect may point to; empty (the default) allows any. */
   val AllowedPrefixesKey = "spark.deltaLifecycle.redirect.allowedLocationPrefixes"
 
-  /** Threads that copy files for SET and UNSET REDIRECT. */
-  val CopyThreadsKey = "spark.deltaLifecycle.redirect.copyThreads"
-  val DefaultCopyThreads = 8
-
   def context(spark: SparkSession): RoutingContext = RoutingContext(
     hadoopConf = SparkInternals.newHadoopConf(spark),
     appName = appName(spark),
@@ -28,10 +24,6 @@ object RedirectSession {
 
   /** The application name NoRedirectRules are matched against. */
   def appName(spark: SparkSession): String = spark.conf.getOption("spark.app.name").getOrElse("")
-
-  def copyThreads(spark: SparkSession): Int =
-    spark.conf.getOption(CopyThreadsKey).flatMap(_.toIntOption).filter(_ > 0)
-      .getOrElse(DefaultCopyThreads)
 
   private def allowedPrefixes(spark: SparkSession): Seq[String] =
     spark.conf.getOption(AllowedPrefixesKey).toSeq.flatMap(_.split(",")).map(_.trim)

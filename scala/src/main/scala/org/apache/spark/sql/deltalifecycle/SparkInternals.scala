@@ -3,11 +3,14 @@ package org.apache.spark.sql.deltalifecycle
 import java.util.concurrent.TimeoutException
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.spark.SparkContext
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog
 import org.apache.spark.sql.connector.catalog.CatalogPlugin
+import org.apache.spark.util.SerializableConfiguration
 
 /**
  * The one place where delta-lifecycle reaches Spark members that are `private[sql]` (session state,
@@ -48,4 +51,23 @@ object SparkInternals {
       spark.sparkContext.listenerBus.waitUntilEmpty(timeoutMillis)
       true
     } catch { case _: TimeoutException => false }
+
+  /** A Hadoop configuration shipped once to the executors (Spark's serializable wrapper). */
+  def broadcastHadoopConf(spark: SparkSession, conf: Configuration): BroadcastHadoopConf =
+    new BroadcastHadoopConf(spark.sparkContext.broadcast(new SerializableConfiguration(conf)))
+
+  /** The local properties that `SparkContext.setJobGroup` sets, to save and restore them. */
+  val JobGroupProperties: Seq[String] = Seq(
+    SparkContext.SPARK_JOB_GROUP_ID,
+    SparkContext.SPARK_JOB_DESCRIPTION,
+    SparkContext.SPARK_JOB_INTERRUPT_ON_CANCEL
+  )
+}
+
+/** A broadcast Hadoop configuration; `value` reads it on an executor (or the driver). */
+final class BroadcastHadoopConf private[deltalifecycle] (
+    b: Broadcast[SerializableConfiguration]
+) extends Serializable {
+  def value: Configuration = b.value.value
+  def destroy(): Unit = b.destroy()
 }

@@ -1,0 +1,205 @@
+package io.github.deltalifecycle.features.redirect
+
+import java.net.URI
+
+import io.github.deltalifecycle.core.{LogCheckpoint, LogFiles, LogListing}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{Column, DataFrame, Dataset, Encoders, Row, SparkSession}
+import org.apache.spark.sql.delta.actions.DeletionVectorDescriptor
+import org.apache.spark.sql.delta.util.FileNames
+import org.apache.spark.sql.expressions.Window
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types._
+
+/**
+ * One file a copy handles. `source` is the qualified URI string of the file; `target` is its path
+ * relative to the table root (a Hadoop path string, not URL-encoded), or null for a file outside
+ * the source root, which is not copied: the log keeps naming it. `size` is the size the log gives
+ * (-1 when it gives none, as for deletion-vector files). `required` files must exist (the copied
+ * version reads them); the others (files only older retained versions read) are copied when they
+ * still exist. Log files carry their modification time, which the copy keeps.
+ */
+final case class CopyFile(
+    source: String,
+    target: String,
+    size: Long,
+    required: Boolean,
+    isLog: Boolean,
+    modificationTime: Long
+)
+
+/**
+ * The files a table's retained versions reference, read from its log as a Spark Dataset: the log is
+ * read by Spark's JSON and Parquet readers on the executors and the result is never collected.
+ *
+ * "Retained" versions are those from the oldest version the log can rebuild (a checkpoint, or
+ * version 0) up to the copied version. They reference the `add` files of that checkpoint (and its
+ * sidecars) and of every later commit, the deletion-vector files of those adds, the `cdc` files of
+ * those commits, and the files their `remove` actions name (a time-travel read of the version
+ * before the remove still needs them). A file is `required` when the copied version reads it: its
+ * newest add/remove action is an add, or it is the deletion vector of such an add.
+ */
+object ReferencedFiles {
+
+  private val dvType = StructType(Seq(
+    StructField("storageType", StringType),
+    StructField("pathOrInlineDv", StringType),
+    StructField("offset", IntegerType),
+    StructField("sizeInBytes", IntegerType),
+    StructField("cardinality", LongType),
+    StructField("maxRowIndex", LongType)
+  ))
+
+  private def fileAction(withDv: Boolean): StructType = StructType(
+    Seq(StructField("path", StringType), StructField("size", LongType)) ++
+      (if (withDv) Seq(StructField("deletionVector", dvType)) else Nil)
+  )
+
+  /** The columns of an action line (commit, checkpoint or sidecar) this reader needs. */
+  private val actionSchema = StructType(Seq(
+    StructField("add", fileAction(withDv = true)),
+    StructField("remove", fileAction(withDv = true)),
+    StructField("cdc", fileAction(withDv = false)),
+    StructField("sidecar", StructType(Seq(StructField("path", StringType))))
+  ))
+
+  private val Add = 1
+  private val Remove = 0
+  private val Cdc = 2
+
+  /**
+   * The referenced files of the table at `root` (qualified) for the versions up to `upTo`, one row
+   * per file, deduplicated.
+   */
+  def of(spark: SparkSession, root: Path, listing: LogListing, upTo: Long): Dataset[CopyFile] = {
+    val upToListing = listing.copy(
+      commits = listing.commits.filter(_.version <= upTo),
+      checkpoints = listing.checkpoints.filter(_.version <= upTo),
+      compactions = listing.compactions.filter(_.end <= upTo),
+      checksums = listing.checksums.filter(_._1 <= upTo)
+    )
+    val base = upToListing.earliestReconstructableVersion
+    val checkpoint =
+      if (upToListing.commit(0).isDefined && base == 0) None
+      else upToListing.checkpoints.find(_.version == base)
+    val commitPaths =
+      upToListing.commits.filter(_.version >= base).map(_.status.getPath.toString)
+    val fromCommits =
+      if (commitPaths.isEmpty) None
+      else Some(actions(
+        read(spark, commitPaths, json = true),
+        regexp_extract(col("_metadata.file_name"), "^0*(\\d+)\\.json$", 1).cast(LongType)
+      ))
+    val fromCheckpoint = checkpoint.map(c =>
+      actions(checkpointRows(spark, upToListing.logPath, c), lit(c.version))
+        .where(col("kind") === Add)
+    )
+    val all = (fromCheckpoint.toSeq ++ fromCommits).reduce(_ unionByName _)
+    val key = struct(col("version"), col("kind") === Add)
+    val withLiveness = all.withColumn(
+      "live",
+      col("kind") === Add && key === max(key).over(Window.partitionBy(col("path")))
+    )
+    val rootString = root.toString
+    val files = withLiveness.mapPartitions((rows: Iterator[Row]) => {
+      val r = new Path(rootString)
+      rows.flatMap(row => toFiles(r, row))
+    })(Encoders.product[CopyFile])
+    files.groupBy(col("source")).agg(
+      first(col("target")).as("target"),
+      max(col("size")).as("size"),
+      max(col("required")).as("required"),
+      lit(false).as("isLog"),
+      lit(0L).as("modificationTime")
+    ).as[CopyFile](Encoders.product[CopyFile])
+  }
+
+  private def read(spark: SparkSession, paths: Seq[String], json: Boolean): DataFrame = {
+    val reader = spark.read.schema(actionSchema)
+    if (json) reader.json(paths: _*) else reader.parquet(paths: _*)
+  }
+
+  /** The action rows of a checkpoint: its files, and the sidecars a v2 checkpoint names. */
+  private def checkpointRows(spark: SparkSession, logPath: Path, c: LogCheckpoint): DataFrame = {
+    val (jsonParts, parquetParts) =
+      c.files.map(_.status.getPath.toString).partition(_.endsWith(".json"))
+    val top =
+      (jsonParts.map(p => read(spark, Seq(p), json = true)) ++
+        (if (parquetParts.isEmpty) Nil else Seq(read(spark, parquetParts, json = false))))
+        .reduce(_ unionByName _)
+    // A v2 checkpoint names a handful of sidecar files; their names are small to collect.
+    val sidecarDir = FileNames.sidecarDirPath(logPath)
+    val sidecars = top.where(col("sidecar.path").isNotNull).select(col("sidecar.path"))
+      .collect().map { r =>
+        val p = new Path(new URI(r.getString(0)))
+        (if (p.isAbsolute || p.toUri.getScheme != null) p else new Path(sidecarDir, p)).toString
+      }.distinct.toSeq
+    if (sidecars.isEmpty) top else top.unionByName(read(spark, sidecars, json = false))
+  }
+
+  /** One row per action: version, kind, path, size and deletion vector. */
+  private def actions(df: DataFrame, version: Column): DataFrame = df.select(
+    version.as("version"),
+    when(col("add").isNotNull, lit(Add))
+      .when(col("remove").isNotNull, lit(Remove))
+      .when(col("cdc").isNotNull, lit(Cdc)).as("kind"),
+    coalesce(col("add.path"), col("remove.path"), col("cdc.path")).as("path"),
+    coalesce(col("add.size"), col("remove.size"), col("cdc.size"), lit(-1L)).as("size"),
+    coalesce(col("add.deletionVector"), col("remove.deletionVector")).as("dv")
+  ).where(col("kind").isNotNull && col("path").isNotNull)
+
+  /** The data file of an action row and its deletion-vector file, resolved against `root`. */
+  private def toFiles(root: Path, row: Row): Seq[CopyFile] = {
+    val required = row.getAs[Boolean]("live")
+    val dataFile = resolve(root, actionPath(row.getAs[String]("path")))
+    val dv = Option(row.getAs[Row]("dv")).flatMap { d =>
+      val descriptor = DeletionVectorDescriptor(
+        storageType = d.getAs[String]("storageType"),
+        pathOrInlineDv = d.getAs[String]("pathOrInlineDv"),
+        offset = Option(d.getAs[Integer]("offset")).map(_.intValue),
+        sizeInBytes = Option(d.getAs[Integer]("sizeInBytes")).fold(0)(_.intValue),
+        cardinality = Option(d.getAs[java.lang.Long]("cardinality")).fold(0L)(_.longValue),
+        maxRowIndex = Option(d.getAs[java.lang.Long]("maxRowIndex")).map(_.longValue)
+      )
+      // "i" is an inline vector: no file.
+      if (descriptor.storageType != "i") Some(resolve(root, descriptor.absolutePath(root)))
+      else None
+    }
+    (Seq(dataFile -> row.getAs[Long]("size")) ++ dv.map(_ -> -1L)).map { case (p, size) =>
+      CopyFile(p.toString, relativeTo(root, p), size, required, isLog = false, 0L)
+    }
+  }
+
+  /** An action's `path`: a URI, relative to the table root unless it is absolute. */
+  private def actionPath(uri: String): Path = new Path(new URI(uri))
+
+  private def resolve(root: Path, p: Path): Path = {
+    val absolute = if (p.isAbsolute || p.toUri.getScheme != null) p else new Path(root, p)
+    absolute.makeQualified(root.toUri, root)
+  }
+
+  /** `p` relative to `root`, or null when it is not under it. */
+  private[redirect] def relativeTo(root: Path, p: Path): String = {
+    val prefix = root.toString.stripSuffix("/") + "/"
+    val s = p.toString
+    if (s.startsWith(prefix) && s.length > prefix.length) s.substring(prefix.length) else null
+  }
+
+  /** A log file of `root` as a copy item. */
+  def logFile(root: Path, status: org.apache.hadoop.fs.FileStatus): CopyFile = {
+    val p = status.getPath
+    val rel = relativeTo(root, p)
+    require(
+      rel != null && rel.startsWith(LogFiles.LogDirName + "/"),
+      s"$p is not in the log of $root"
+    )
+    CopyFile(
+      p.toString,
+      rel,
+      status.getLen,
+      required = true,
+      isLog = true,
+      status.getModificationTime
+    )
+  }
+}

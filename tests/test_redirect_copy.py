@@ -1,0 +1,198 @@
+"""SET REDIRECT's copy: the file list comes from the log (deletion vectors, change data,
+absolute paths; no garbage), the copy runs as Spark jobs in a cancellable job group, a
+re-run resumes it, and copied log files keep their modification times."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Dict, Set
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from deltalake import DeltaTable
+from pyspark.sql import SparkSession
+
+from conftest import age_log, ids, run_until_halt, stock_read_ids, write_crash_script
+
+
+def _files(root: Path) -> Set[str]:
+    """Every file under ``root`` except the log and Hadoop's ``.crc`` sidecars."""
+    out = set()
+    for dirpath, _, names in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if rel.split(os.sep)[0] == "_delta_log":
+            continue
+        for n in names:
+            if not (n.startswith(".") and n.endswith(".crc")):
+                out.add(os.path.normpath(os.path.join(rel, n)))
+    return out
+
+
+def _latest(path: Path) -> int:
+    return max(int(n[:20]) for n in os.listdir(path / "_delta_log") if n.endswith(".json")
+               and n[:20].isdigit())
+
+
+def _commit_absolute_add(path: Path, data_file: Path) -> None:
+    """A commit, written by hand, whose add names ``data_file`` by an absolute file: URI."""
+    version = _latest(path) + 1
+    add = {
+        "path": data_file.resolve().as_uri(),
+        "partitionValues": {},
+        "size": data_file.stat().st_size,
+        "modificationTime": int(time.time() * 1000),
+        "dataChange": True,
+    }
+    info = {"timestamp": int(time.time() * 1000), "operation": "WRITE",
+            "operationParameters": {}}
+    (path / "_delta_log" / f"{version:020d}.json").write_text(
+        json.dumps({"commitInfo": info}) + "\n" + json.dumps({"add": add}) + "\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def copied(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+    """A table with deletion vectors, change data, a checkpoint, an add outside the root and
+    garbage, redirected once."""
+    base = tmp_path_factory.mktemp("copy")
+    src, dest, outside = base / "src", base / "dest", base / "outside"
+    spark.sql(
+        f"CREATE TABLE delta.`{src}` (id BIGINT) USING delta TBLPROPERTIES ("
+        "'delta.enableDeletionVectors' = 'true', 'delta.enableChangeDataFeed' = 'true', "
+        "'delta.checkpointInterval' = '4')"
+    )
+    for i in range(6):
+        spark.sql(f"INSERT INTO delta.`{src}` SELECT /*+ COALESCE(1) */ * "
+                  f"FROM VALUES ({i}), ({i + 100}), ({i + 200}) AS t(id)")
+    spark.sql(f"DELETE FROM delta.`{src}` WHERE id IN (101, 103)")
+    spark.sql(f"UPDATE delta.`{src}` SET id = id + 1000 WHERE id = 200")
+    outside.mkdir()
+    pq.write_table(pa.table({"id": pa.array([7000, 7001], pa.int64())}), outside / "ext.parquet")
+    _commit_absolute_add(src, outside / "ext.parquet")
+    spark.sql(f"INSERT INTO delta.`{src}` VALUES (9)")
+    (src / "garbage-0000.parquet").write_bytes(b"not referenced")
+    (src / "junk").mkdir()
+    (src / "junk" / "x.bin").write_bytes(b"not referenced either")
+    expected = ids(spark, src)
+    table_id = spark.sql(f"DESCRIBE DETAIL delta.`{src}`").first()["id"]
+    source_files = _files(src)
+    version = _latest(src)
+    row = spark.sql(f"ALTER TABLE delta.`{src}` SET REDIRECT TO '{dest}'").first()
+    return dict(src=src, dest=dest, outside=outside, expected=expected, table_id=table_id,
+                source_files=source_files, version=version, row=row.asDict(recursive=True), base=base)
+
+
+def test_the_table_has_what_the_copy_must_find(copied: Dict[str, Any]) -> None:
+    files = copied["source_files"]
+    assert any("deletion_vector_" in f for f in files)
+    assert any(f.startswith("_change_data") for f in files)
+    assert 7000 in copied["expected"] and 101 not in copied["expected"]
+
+
+def test_every_referenced_file_is_copied_and_garbage_is_not(copied: Dict[str, Any]) -> None:
+    garbage = {"garbage-0000.parquet", os.path.join("junk", "x.bin")}
+    assert _files(copied["dest"]) == copied["source_files"] - garbage
+
+
+def test_a_file_outside_the_root_is_referenced_in_place(copied: Dict[str, Any]) -> None:
+    assert (copied["outside"] / "ext.parquet").exists()
+    assert not any("ext.parquet" in f for f in _files(copied["dest"]))
+    assert any("1 files the log references by absolute paths" in s
+               for s in copied["row"]["steps"]), copied["row"]["steps"]
+
+
+def test_stock_delta_spark_reads_the_destination(copied: Dict[str, Any]) -> None:
+    got = stock_read_ids({"dest": (str(copied["dest"]), None)}, copied["base"])
+    assert got["dest"] == copied["expected"]
+
+
+def test_stock_delta_spark_reads_the_destinations_change_data(
+    spark: SparkSession, copied: Dict[str, Any]
+) -> None:
+    changes = spark.read.format("delta").option("readChangeFeed", "true") \
+        .option("startingVersion", 7).load(str(copied["dest"]))
+    kinds = {r[0] for r in changes.select("_change_type").collect()}
+    assert {"delete", "update_preimage", "update_postimage"} <= kinds
+
+
+def test_delta_rs_opens_the_destination_and_finds_every_file(copied: Dict[str, Any]) -> None:
+    # The deltalake reader refuses deletion vectors, so it cannot scan this table; it can
+    # replay the log, and every file it lists must exist.
+    dest = DeltaTable(str(copied["dest"]))
+    assert dest.version() == copied["version"]
+    # The add actions give the paths as the log does: relative ones, and the absolute file:
+    # URI (delta-rs's file_uris() joins that one to the root).
+    paths = pa.table(dest.get_add_actions(flatten=True)).column("path").to_pylist()
+    assert any(p.startswith("file:") and p.endswith("ext.parquet") for p in paths)
+    for p in paths:
+        where = Path(p.removeprefix("file://").removeprefix("file:")) if p.startswith("file:") \
+            else copied["dest"] / p
+        assert where.exists(), p
+
+
+def test_the_copy_runs_as_spark_jobs_in_its_job_group(
+    spark: SparkSession, copied: Dict[str, Any]
+) -> None:
+    sc = spark.sparkContext
+    group = f"delta-lifecycle-copy-{copied['table_id']}"
+    assert len(sc.statusTracker().getJobIdsForGroup(group)) >= 2
+    # The caller's job group is restored afterwards.
+    assert sc.getLocalProperty("spark.jobGroup.id") is None
+
+
+CRASHING_SET = """
+    path, dest = args
+    spark.sql(f"ALTER TABLE delta.`{path}` SET REDIRECT TO '{dest}'").collect()
+    print("NOT HALTED")
+"""
+
+
+@pytest.mark.parametrize("step", ["setRedirect.midDataCopy", "setRedirect.afterDataCopy"])
+def test_a_crashed_copy_resumes_and_skips_the_files_already_copied(
+    spark: SparkSession, tmp_path: Path, step: str
+) -> None:
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    spark.sql(f"CREATE TABLE delta.`{src}` (id BIGINT) USING delta")
+    for i in range(4):
+        spark.sql(f"INSERT INTO delta.`{src}` SELECT /*+ COALESCE(1) */ * FROM VALUES ({i}) AS t(id)")
+    expected = ids(spark, src)
+    data_files = {f for f in _files(src) if f.endswith(".parquet")}
+    run = run_until_halt(write_crash_script(tmp_path / "crash.py", CRASHING_SET),
+                         [str(src), str(dest)], step)
+    assert run.halted, run.stderr
+    there = {f for f in _files(dest) if f.endswith(".parquet")}
+    assert there and there <= data_files
+    if step == "setRedirect.afterDataCopy":
+        assert there == data_files
+    row = spark.sql(f"ALTER TABLE delta.`{src}` SET REDIRECT TO '{dest}'").first()
+    assert row["state"] == "READY"
+    log_files = [n for n in os.listdir(dest / "_delta_log")
+                 if not n.startswith(".") and os.path.isfile(dest / "_delta_log" / n)]
+    assert row["filesCopied"] == len(data_files - there) + len(log_files)
+    assert ids(spark, dest) == expected
+
+
+def test_copied_log_files_keep_their_commit_times(spark: SparkSession, tmp_path: Path) -> None:
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    spark.sql(f"CREATE TABLE delta.`{src}` (id BIGINT) USING delta")
+    for i in range(3):
+        spark.sql(f"INSERT INTO delta.`{src}` VALUES ({i})")
+    age_log(src, through=3, hours=48)
+    history = spark.sql(f"DESCRIBE HISTORY delta.`{src}`").select("version", "timestamp")
+    before = sorted((r[0], r[1]) for r in history.collect())
+    spark.sql(f"ALTER TABLE delta.`{src}` SET REDIRECT TO '{dest}'").collect()
+    after = sorted((r[0], r[1]) for r in spark.sql(f"DESCRIBE HISTORY delta.`{dest}`")
+                   .select("version", "timestamp").collect())
+    assert after == before
+    for name in os.listdir(src / "_delta_log"):
+        if name.endswith(".json") and int(name[:20]) <= 3:
+            # Hadoop keeps milliseconds.
+            assert (dest / "_delta_log" / name).stat().st_mtime_ns // 1_000_000 == \
+                (src / "_delta_log" / name).stat().st_mtime_ns // 1_000_000
+    at_v1 = dict(before)[1]
+    rows = spark.read.format("delta").option("timestampAsOf", str(at_v1)).load(str(dest))
+    assert sorted(r[0] for r in rows.collect()) == [0]
