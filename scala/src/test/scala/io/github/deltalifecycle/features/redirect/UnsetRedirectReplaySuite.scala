@@ -70,7 +70,7 @@ class UnsetRedirectReplaySuite extends AnyFunSuite with LifecycleSparkSession {
     conf.setBoolean("fs.file.impl.disable.cache", true)
     val ctx = RedirectSession.context(spark).copy(hadoopConf = conf)
     CountingLocalFileSystem.reset()
-    new UnsetRedirect(spark, ctx, new Path(src), src, 2).run()
+    new UnsetRedirect(spark, ctx, new Path(src), src).run()
     val opens = CountingLocalFileSystem.snapshot(CountingLocalFileSystem.opens)
     val listings = CountingLocalFileSystem.snapshot(CountingLocalFileSystem.listings)
 
