@@ -82,6 +82,11 @@ lazy val root = (project in file("."))
 lazy val lifecycle = (project in file("scala"))
   .settings(
     name := s"delta-lifecycle_$sparkLine",
+    // sbt would normalize "4.2" to "4-2"; keep delta-spark's naming (delta-spark_4.2_2.13).
+    moduleName := name.value,
+    Compile / packageDoc / publishArtifact := false,
+    // Rebuilding the same version must replace the local Maven copy that spark-submit resolves.
+    publishM2Configuration := publishM2Configuration.value.withOverwrite(true),
     // The primary line keeps sbt's default target (scala/target/scala-2.13/); the others build
     // under scala/target/spark-<line>/ so that switching lines does not discard compiled classes.
     target := {

@@ -6,8 +6,8 @@ import org.apache.spark.sql.connector.catalog.{Column, Identifier, TableCatalog}
 import org.apache.spark.sql.connector.expressions.Transform
 
 /**
- * Catalog calls whose API differs between Spark lines (Spark 3.5 to 4.1: TableInfo has no
- * provider or location, so they go in the table properties).
+ * Catalog calls whose API differs between Spark lines (Spark 3.5 to 4.1: TableInfo has no provider
+ * or location, so they go in the table properties).
  */
 object CatalogShim {
 

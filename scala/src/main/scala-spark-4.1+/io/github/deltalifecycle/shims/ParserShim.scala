@@ -6,8 +6,8 @@ import org.apache.spark.sql.types.StructType
 
 /**
  * The ParserInterface methods that only some Spark lines have, for a parser that takes its own
- * statements and hands the rest to `delegate` (Spark 4.1 and later: parameterized plans and
- * routine parameters).
+ * statements and hands the rest to `delegate` (Spark 4.1 and later: parameterized plans and routine
+ * parameters).
  */
 abstract class ParserShim(delegate: ParserInterface) extends ParserInterface {
   protected def isOwn(sqlText: String): Boolean
