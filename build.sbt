@@ -8,13 +8,29 @@ val versions: Properties = {
   finally in.close()
   props
 }
-def v(key: String): String = versions.getProperty(key)
+def v(key: String): String =
+  Option(versions.getProperty(key)).getOrElse(sys.error(s"versions.properties has no $key"))
 
-val sparkLine = v("spark").split('.').take(2).mkString(".")
+// One jar per Spark line (docs/spark-lines.md). The primary line is the one of the unsuffixed
+// `spark` key; any other line comes from -DsparkLine=<line> or DELTA_LIFECYCLE_SPARK_LINE and
+// reads the `<key>.<line>` entries of versions.properties.
+val primaryLine = v("spark").split('.').take(2).mkString(".")
+val sparkLine: String = {
+  val line = sys.props
+    .get("sparkLine")
+    .orElse(sys.env.get("DELTA_LIFECYCLE_SPARK_LINE"))
+    .filter(_.nonEmpty)
+    .getOrElse(primaryLine)
+  if (!v("lines").split(',').map(_.trim).contains(line))
+    sys.error(s"Spark line $line is not one of lines=${v("lines")} in versions.properties")
+  line
+}
+def lv(key: String): String = if (sparkLine == primaryLine) v(key) else v(s"$key.$sparkLine")
+val scalaBinary = lv("scala").split('.').take(2).mkString(".")
 
 ThisBuild / organization := "io.github.deltalifecycle"
 ThisBuild / version := v("project")
-ThisBuild / scalaVersion := v("scala")
+ThisBuild / scalaVersion := lv("scala")
 
 // Spark on Java 17 needs these opens in every JVM that runs it (tests, benchmarks).
 val sparkJavaOptions = Seq(
@@ -34,6 +50,29 @@ val sparkJavaOptions = Seq(
 ).map(p => s"--add-opens=$p=ALL-UNNAMED") ++
   Seq("-Xmx4g", "-Djdk.reflect.useDirectMethodHandle=false")
 
+/**
+ * The shim folders under `base` for the line being built. A folder is named `scala-spark-<range>`:
+ * one line (`scala-spark-4.2`), an inclusive range (`scala-spark-3.5-4.1`) or a line and every
+ * later one (`scala-spark-4.0+`).
+ */
+def shimDirs(base: File): Seq[File] = {
+  def num(line: String): (Int, Int) = {
+    val Array(major, minor) = line.split('.').map(_.toInt)
+    (major, minor)
+  }
+  val ord = Ordering.Tuple2[Int, Int]
+  val current = num(sparkLine)
+  val Range = """scala-spark-(\d+\.\d+)(?:(\+)|-(\d+\.\d+))?""".r
+  Option(base.listFiles).toSeq.flatten.filter(_.isDirectory).filter { dir =>
+    dir.getName match {
+      case Range(from, plus, to) =>
+        val upper = if (plus != null) (Int.MaxValue, 0) else num(Option(to).getOrElse(from))
+        ord.lteq(num(from), current) && ord.lteq(current, upper)
+      case _ => false
+    }
+  }.sortBy(_.getName)
+}
+
 lazy val antlrGenerate = taskKey[Seq[File]]("Generates the statement parser from the ANTLR grammar")
 
 lazy val root = (project in file("."))
@@ -48,12 +87,26 @@ lazy val lifecycle = (project in file("scala"))
     Compile / packageDoc / publishArtifact := false,
     // Rebuilding the same version must replace the local Maven copy that spark-submit resolves.
     publishM2Configuration := publishM2Configuration.value.withOverwrite(true),
+    // The primary line keeps sbt's default target (scala/target/scala-2.13/); the others build
+    // under scala/target/spark-<line>/ so that switching lines does not discard compiled classes.
+    target := {
+      if (sparkLine == primaryLine) target.value
+      else baseDirectory.value / "target" / s"spark-$sparkLine"
+    },
+    // Per-line shims (docs/spark-lines.md): every scala-spark-<range> folder whose range holds
+    // the line being built, next to src/main/scala and src/test/scala.
+    Compile / unmanagedSourceDirectories ++= shimDirs((Compile / sourceDirectory).value),
+    Test / unmanagedSourceDirectories ++= shimDirs((Test / sourceDirectory).value),
     libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % v("spark") % Provided,
-      "io.delta" %% s"delta-spark_$sparkLine" % v("delta") % Provided,
+      "org.apache.spark" %% "spark-sql" % lv("spark") % Provided,
+      // delta-spark names its Spark 4 artifacts delta-spark_<line>_2.13, its Spark 3.5 ones
+      // delta-spark_2.12.
+      (if (sparkLine.startsWith("3.")) "io.delta" %% "delta-spark" % lv("delta") % Provided
+       else "io.delta" %% s"delta-spark_$sparkLine" % lv("delta") % Provided),
       "org.scalatest" %% "scalatest" % v("scalatest") % Test
     ),
-    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Wunused:imports"),
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked") ++
+      (if (scalaBinary == "2.12") Seq("-Ywarn-unused:imports") else Seq("-Wunused:imports")),
     javacOptions ++= Seq("--release", "17"),
     antlrGenerate := {
       val grammars = ((Compile / sourceDirectory).value / "antlr4" ** "*.g4").get

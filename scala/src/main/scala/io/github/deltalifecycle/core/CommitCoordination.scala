@@ -3,12 +3,9 @@ package io.github.deltalifecycle.core
 import java.util.Locale
 import java.util.concurrent.ConcurrentHashMap
 
+import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.delta.{
-  CatalogOwnedTableFeature,
-  CoordinatedCommitsTableFeature,
-  DeltaConfigs
-}
+import org.apache.spark.sql.delta.{CoordinatedCommitsTableFeature, DeltaConfigs}
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 
 /**
@@ -35,7 +32,7 @@ object CommitCoordination extends Logging {
    * delta-spark settled on `catalogManaged`; delta-spark 4.4 no longer registers it.
    */
   val Features: Seq[(String, String)] = Seq(
-    CatalogOwnedTableFeature.name -> CatalogOwner,
+    DeltaShim.CatalogManagedFeatureName -> CatalogOwner,
     "catalogOwned-preview" -> CatalogOwner,
     CoordinatedCommitsTableFeature.name -> CoordinatorOwner
   )

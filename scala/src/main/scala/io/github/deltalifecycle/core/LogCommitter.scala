@@ -4,6 +4,7 @@ import java.nio.file.FileAlreadyExistsException
 
 import scala.util.control.NonFatal
 
+import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.sql.delta.DeltaConfigs
 import org.apache.spark.sql.delta.actions.{Action, AddFile, CommitInfo, Metadata, Protocol}
 import org.apache.spark.sql.delta.util.JsonUtils
@@ -95,20 +96,14 @@ object LogCommitter {
     val inCommitTimestamp =
       if (!DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.fromMetaData(metadata)) None
       else Some(math.max(now, base.inCommitTimestamp.map(_ + 1).getOrElse(now)))
-    val commitInfo = CommitInfo(
+    val commitInfo = DeltaShim.commitInfo(
       time = inCommitTimestamp.getOrElse(now),
       operation = operation,
       inCommitTimestamp = inCommitTimestamp,
       operationParameters = parameters.map { case (k, v) => k -> jsonParameter(v) },
       commandContext = Map("engine" -> EngineName),
-      readVersion = Some(readVersion),
-      isolationLevel = Some("Serializable"),
-      isBlindAppend = Some(false),
-      operationMetrics = None,
-      userMetadata = None,
-      tags = None,
-      txnId = Some(java.util.UUID.randomUUID().toString),
-      lastManifestCommit = None
+      readVersion = readVersion,
+      txnId = java.util.UUID.randomUUID().toString
     )
     val target = FileNames.unsafeDeltaFile(log.logPath, version)
     try log.store.write(

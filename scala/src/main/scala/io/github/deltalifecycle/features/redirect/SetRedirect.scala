@@ -11,9 +11,10 @@ import io.github.deltalifecycle.core.{
   TableLog,
   TableName
 }
+import io.github.deltalifecycle.shims.CatalogShim
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog, TableInfo}
+import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.delta.util.FileNames
 
@@ -236,10 +237,7 @@ final class SetRedirect(
       val catalog =
         SparkInternals.catalog(spark, SessionCatalogName).asInstanceOf[TableCatalog]
       if (!catalog.tableExists(ident)) {
-        catalog.createTable(
-          ident,
-          new TableInfo.Builder().withProvider("delta").withLocation(destPath.toString).build()
-        )
+        CatalogShim.createExternalDeltaTable(catalog, ident, destPath.toString)
         report.note(s"registered $name at $destPath")
       }
     case _: RedirectTarget.ToLocation =>

@@ -3,9 +3,9 @@ package io.github.deltalifecycle.sql.parser
 import scala.jdk.CollectionConverters._
 
 import io.github.deltalifecycle.features.redirect.{NoRedirectRule, RedirectMode}
+import io.github.deltalifecycle.shims.ParseErrors
 import io.github.deltalifecycle.sql.plans._
 import org.antlr.v4.runtime.Token
-import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
@@ -78,7 +78,7 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
   private def number(token: Token): Long = token.getText.toLongOption.getOrElse {
     val origin =
       Origin(line = Some(token.getLine), startPosition = Some(token.getCharPositionInLine))
-    throw new ParseException(
+    throw ParseErrors.at(
       None,
       origin,
       "PARSE_SYNTAX_ERROR",

@@ -1,10 +1,11 @@
 package io.github.deltalifecycle.sql.parser
 
+import io.github.deltalifecycle.shims.{ParseErrors, ParserShim}
 import org.antlr.v4.runtime._
 import org.antlr.v4.runtime.atn.PredictionMode
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParseException, ParserInterface}
+import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.types.{DataType, StructType}
@@ -15,9 +16,10 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * [[DeltaLifecycleSqlParser.OwnStatementPrefixes]], or when it is `ALTER TABLE <name>` followed by
  * one of [[DeltaLifecycleSqlParser.OwnAlterTableActions]]; from then on a syntax error is reported
  * as ours rather than passed on, so `DESCRIBE PROTOCOL HISTORY` without a table fails with a parse
- * error instead of being read by Spark as some other DESCRIBE.
+ * error instead of being read by Spark as some other DESCRIBE. The methods that only some Spark
+ * lines have are in [[ParserShim]].
  */
-class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserInterface {
+class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserShim(delegate) {
   import DeltaLifecycleSqlParser._
 
   private val astBuilder = new DeltaLifecycleSqlAstBuilder
@@ -25,9 +27,7 @@ class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserInterface
   override def parsePlan(sqlText: String): LogicalPlan =
     if (isOwnStatement(sqlText)) parseOwn(sqlText) else delegate.parsePlan(sqlText)
 
-  override def parsePlanWithParameters(sqlText: String, context: ParameterContext): LogicalPlan =
-    if (isOwnStatement(sqlText)) parseOwn(sqlText)
-    else delegate.parsePlanWithParameters(sqlText, context)
+  override protected def isOwn(sqlText: String): Boolean = isOwnStatement(sqlText)
 
   override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
   override def parseTableIdentifier(sqlText: String): TableIdentifier =
@@ -37,11 +37,10 @@ class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserInterface
   override def parseMultipartIdentifier(sqlText: String): Seq[String] =
     delegate.parseMultipartIdentifier(sqlText)
   override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
-  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
   override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
   override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
 
-  private def parseOwn(sqlText: String): LogicalPlan = {
+  override protected def parseOwn(sqlText: String): LogicalPlan = {
     val lexer = new DeltaLifecycleSqlBaseLexer(CharStreams.fromString(sqlText))
     lexer.removeErrorListeners()
     val parser = new DeltaLifecycleSqlBaseParser(new CommonTokenStream(lexer))
@@ -114,7 +113,7 @@ object DeltaLifecycleSqlParser {
     ): Unit = {
       val origin =
         Origin(line = Some(line), startPosition = Some(charPositionInLine), sqlText = Some(sqlText))
-      throw new ParseException(
+      throw ParseErrors.at(
         Some(sqlText),
         origin,
         "PARSE_SYNTAX_ERROR",

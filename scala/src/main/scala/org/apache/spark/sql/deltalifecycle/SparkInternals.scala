@@ -15,29 +15,29 @@ import org.apache.spark.util.SerializableConfiguration
 /**
  * The one place where delta-lifecycle reaches Spark members that are `private[sql]` (session state,
  * the catalog manager, the context's SparkConf). It lives in Spark's package for that reason only;
- * keep it small, and keep every such access here.
+ * keep it small, and keep every such access here. What differs between Spark lines is in the
+ * per-line [[SessionShim]] (docs/spark-lines.md).
  */
 object SparkInternals {
-  private def classic(spark: SparkSession) =
-    spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession]
+  private def sessionState(spark: SparkSession) = SessionShim.sessionState(spark)
 
-  def sessionCatalog(spark: SparkSession): SessionCatalog = classic(spark).sessionState.catalog
+  def sessionCatalog(spark: SparkSession): SessionCatalog = sessionState(spark).catalog
 
   def isCatalogRegistered(spark: SparkSession, name: String): Boolean =
-    classic(spark).sessionState.catalogManager.isCatalogRegistered(name)
+    sessionState(spark).catalogManager.isCatalogRegistered(name)
 
   def catalog(spark: SparkSession, name: String): CatalogPlugin =
-    classic(spark).sessionState.catalogManager.catalog(name)
+    sessionState(spark).catalogManager.catalog(name)
 
   def currentCatalogName(spark: SparkSession): String =
-    classic(spark).sessionState.catalogManager.currentCatalog.name
+    sessionState(spark).catalogManager.currentCatalog.name
 
   def currentNamespace(spark: SparkSession): Array[String] =
-    classic(spark).sessionState.catalogManager.currentNamespace
+    sessionState(spark).catalogManager.currentNamespace
 
   /** Hadoop configuration including the session's `spark.hadoop.*` and SQL-level overrides. */
   def newHadoopConf(spark: SparkSession): Configuration =
-    classic(spark).sessionState.newHadoopConf()
+    sessionState(spark).newHadoopConf()
 
   /** The session and analyzed plan of an SQL execution that ended without failure. */
   def succeededQuery(end: SparkListenerSQLExecutionEnd): Option[(SparkSession, LogicalPlan)] =

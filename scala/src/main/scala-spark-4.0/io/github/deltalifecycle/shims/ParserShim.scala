@@ -1,0 +1,17 @@
+package io.github.deltalifecycle.shims
+
+import org.apache.spark.sql.catalyst.parser.ParserInterface
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.types.StructType
+
+/**
+ * The ParserInterface methods that only some Spark lines have, for a parser that takes its own
+ * statements and hands the rest to `delegate` (Spark 4.0: routine parameters; no parameterized
+ * plans, which go through parsePlan).
+ */
+abstract class ParserShim(delegate: ParserInterface) extends ParserInterface {
+  protected def isOwn(sqlText: String): Boolean
+  protected def parseOwn(sqlText: String): LogicalPlan
+
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
+}
