@@ -196,3 +196,53 @@ def test_copied_log_files_keep_their_commit_times(spark: SparkSession, tmp_path:
     at_v1 = dict(before)[1]
     rows = spark.read.format("delta").option("timestampAsOf", str(at_v1)).load(str(dest))
     assert sorted(r[0] for r in rows.collect()) == [0]
+
+
+def test_the_pre_copy_runs_while_the_source_accepts_writes(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Online redirect: the data files are copied while the source is still NORMAL; once it
+    refuses writes, only what was committed since is copied."""
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    spark.sql(f"CREATE TABLE delta.`{src}` (id BIGINT) USING delta")
+    for i in range(3):
+        spark.sql(f"INSERT INTO delta.`{src}` VALUES ({i})")
+    pre_copied = {f for f in _files(src) if f.endswith(".parquet")}
+    run = run_until_halt(write_crash_script(tmp_path / "crash.py", CRASHING_SET),
+                         [str(src), str(dest)], "setRedirect.afterPreCopy")
+    assert run.halted, run.stderr
+    # Cut short after the pre-copy: the data files are there, no log yet, and the source is
+    # still NORMAL: it takes a write.
+    assert {f for f in _files(dest) if f.endswith(".parquet")} == pre_copied
+    assert not (dest / "_delta_log").exists()
+    assert spark.sql(f"DESCRIBE REDIRECT delta.`{src}`").first()["state"] == "NORMAL"
+    spark.sql(f"INSERT INTO delta.`{src}` VALUES (10)")
+    committed_since = {f for f in _files(src) if f.endswith(".parquet")} - pre_copied
+    assert len(committed_since) == 1
+
+    # The re-run accepts its own pre-copy and pre-copies again only the file written since;
+    # the pass after entering ENABLE-REDIRECT-IN-PROGRESS then finds nothing new.
+    row = spark.sql(f"ALTER TABLE delta.`{src}` SET REDIRECT TO '{dest}'").first()
+    assert row["state"] == "READY"
+    log_files = [n for n in os.listdir(dest / "_delta_log")
+                 if not n.startswith(".") and os.path.isfile(dest / "_delta_log" / n)]
+    assert row["filesCopied"] == len(committed_since) + len(log_files)
+    assert any("pre-copied 1 data files" in s for s in row["steps"]), row["steps"]
+    assert any("copied 0 data files" in s for s in row["steps"]), row["steps"]
+    assert not (dest / "_delta_lifecycle_precopy").exists()
+    assert ids(spark, dest) == [0, 1, 2, 10]
+    assert stock_read_ids({"dest": (str(dest), None)}, tmp_path)["dest"] == [0, 1, 2, 10]
+
+
+def test_a_destination_holding_another_sources_pre_copy_is_refused(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    first, second, dest = tmp_path / "first", tmp_path / "second", tmp_path / "dest"
+    for t in (first, second):
+        spark.sql(f"CREATE TABLE delta.`{t}` (id BIGINT) USING delta")
+        spark.sql(f"INSERT INTO delta.`{t}` VALUES (1)")
+    run = run_until_halt(write_crash_script(tmp_path / "crash.py", CRASHING_SET),
+                         [str(first), str(dest)], "setRedirect.afterPreCopy")
+    assert run.halted, run.stderr
+    with pytest.raises(Exception, match="DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY"):
+        spark.sql(f"ALTER TABLE delta.`{second}` SET REDIRECT TO '{dest}'").collect()

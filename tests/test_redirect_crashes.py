@@ -25,9 +25,11 @@ from delta_lifecycle import LifecycleTable
 #: (step, command) in the order the commands reach them. UNSET cases start READY, with one
 #: write at the destination (its version 2), so there is one commit to replay.
 ALL_STEPS: List[Tuple[str, str]] = [
-    ("setRedirect.afterEnable", "set"),
-    # Halts a copy task after its first file: a crash in the middle of the distributed copy.
+    # Halts a copy task after its first file: a crash in the middle of the pre-copy, which
+    # runs while the source still accepts writes.
     ("setRedirect.midDataCopy", "set"),
+    ("setRedirect.afterPreCopy", "set"),
+    ("setRedirect.afterEnable", "set"),
     ("setRedirect.afterDataCopy", "set"),
     ("setRedirect.afterCopy", "set"),
     ("unsetRedirect.afterSourceDrop", "unset"),

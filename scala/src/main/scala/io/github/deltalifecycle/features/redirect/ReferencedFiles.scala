@@ -69,18 +69,25 @@ object ReferencedFiles {
 
   /**
    * The referenced files of the table at `root` (qualified) for the versions up to `upTo`, one row
-   * per file, deduplicated.
+   * per file, deduplicated. With `after`, only the files the commits after that version name (a
+   * copy that already has the files of the versions up to it): no checkpoint is read.
    */
-  def of(spark: SparkSession, root: Path, listing: LogListing, upTo: Long): Dataset[CopyFile] = {
+  def of(
+      spark: SparkSession,
+      root: Path,
+      listing: LogListing,
+      upTo: Long,
+      after: Option[Long] = None
+  ): Dataset[CopyFile] = {
     val upToListing = listing.copy(
       commits = listing.commits.filter(_.version <= upTo),
       checkpoints = listing.checkpoints.filter(_.version <= upTo),
       compactions = listing.compactions.filter(_.end <= upTo),
       checksums = listing.checksums.filter(_._1 <= upTo)
     )
-    val base = upToListing.earliestReconstructableVersion
+    val base = after.fold(upToListing.earliestReconstructableVersion)(_ + 1)
     val checkpoint =
-      if (upToListing.commit(0).isDefined && base == 0) None
+      if (after.isDefined || (upToListing.commit(0).isDefined && base == 0)) None
       else upToListing.checkpoints.find(_.version == base)
     val commitPaths =
       upToListing.commits.filter(_.version >= base).map(_.status.getPath.toString)
@@ -94,7 +101,9 @@ object ReferencedFiles {
       actions(checkpointRows(spark, upToListing.logPath, c), lit(c.version))
         .where(col("kind") === Add)
     )
-    val all = (fromCheckpoint.toSeq ++ fromCommits).reduce(_ unionByName _)
+    val sources = fromCheckpoint.toSeq ++ fromCommits
+    if (sources.isEmpty) return spark.emptyDataset(Encoders.product[CopyFile])
+    val all = sources.reduce(_ unionByName _)
     val key = struct(col("version"), col("kind") === Add)
     val withLiveness = all.withColumn(
       "live",

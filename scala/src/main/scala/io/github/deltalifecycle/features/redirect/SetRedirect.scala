@@ -68,13 +68,18 @@ final class SetRedirect(
     if (current.config.exists(isReady(_, enabling))) return nothingToDo(current, spec)
     requireDirectCommitsAt(destPath)
 
-    val progress = new Progress(spark, s"SET REDIRECT on $displayName", 4)
+    val progress = new Progress(spark, s"SET REDIRECT on $displayName", 5)
+    progress.start(s"pre-copy the table to $destPath while it accepts writes")
+    val preCopied = preCopy(current, target, destPath, progress)
+    FaultInjection.step("setRedirect.afterPreCopy")
+
     progress.start("enter ENABLE-REDIRECT-IN-PROGRESS")
     val enabled = enable(current, target, destPath, enabling)
     FaultInjection.step("setRedirect.afterEnable")
 
-    progress.start(s"copy the table to $destPath")
-    val copied = copyTable(enabled, destPath, progress)
+    progress.start(s"copy what the table committed since to $destPath")
+    val copied = copyTable(enabled, destPath, progress, preCopied.map(_._1))
+    val total = preCopied.fold(copied)(p => p._2 + copied)
     FaultInjection.step("setRedirect.afterCopy")
 
     progress.start("register the destination")
@@ -83,7 +88,7 @@ final class SetRedirect(
     progress.start("enter READY")
     enterReady(enabled, enabling)
     progress.done()
-    report.result(describe(fresh()), copied)
+    report.result(describe(fresh()), total)
   }
 
   private def specOf(target: RedirectTarget): RedirectSpec = target match {
@@ -193,37 +198,108 @@ final class SetRedirect(
       )
     }
 
+  private def tableCopy(tableId: String, progress: Progress): TableCopy = new TableCopy(
+    spark,
+    ctx.hadoopConf,
+    progress,
+    TableCopy.jobGroupId(tableId),
+    s"SET REDIRECT $displayName"
+  )
+
   /**
-   * Copies the data files, then the log up to the version before the redirect, and verifies the
-   * destination is a table at that version.
+   * The online part of the copy: the data files of the latest version and its retained history,
+   * copied while the source is still NORMAL and accepts writes, so that writes are refused only
+   * while what was committed meanwhile is copied. Only from NORMAL, after the checks the enable
+   * step makes; the destination is marked as this source's pre-copy, so that a run cut short here
+   * finds it acceptable. A resumed run (already ENABLE-REDIRECT-IN-PROGRESS) copies what it still
+   * lacks instead. Returns the version pre-copied and what was copied.
    */
-  private def copyTable(enabled: RedirectInfo, destPath: Path, progress: Progress): CopyStats = {
-    val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, enabled)
-    val copy = new TableCopy(
-      spark,
-      ctx.hadoopConf,
-      progress,
-      TableCopy.jobGroupId(enabled.metadata.id),
-      s"SET REDIRECT $displayName"
+  private def preCopy(
+      current: RedirectInfo,
+      target: RedirectTarget,
+      destPath: Path,
+      progress: Progress
+  ): Option[(Long, CopyStats)] = {
+    if (current.config.nonEmpty) return None
+    checkSupported(current)
+    checkTarget(target, destPath)
+    writePreCopyMarker(destPath)
+    val stats = tableCopy(current.metadata.id, progress).copyReferenced(
+      log.tablePath,
+      destPath,
+      log.listing(),
+      current.version,
+      MidDataCopyStep
     )
-    val dataStats =
-      copy.copyReferenced(log.tablePath, destPath, log.listing(), copiedUpTo, MidDataCopyStep)
+    report.note(
+      s"pre-copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) of the versions " +
+        s"up to ${current.version} while the source accepted writes"
+    )
+    noteReferencedInPlace(stats)
+    Some((current.version, stats))
+  }
+
+  private def preCopyMarker(dest: Path): Path = new Path(dest, SetRedirect.PreCopyMarkerName)
+
+  /** The marker names the source by its qualified location. */
+  private def writePreCopyMarker(dest: Path): Unit = {
+    val fs = dest.getFileSystem(ctx.hadoopConf)
+    val out = fs.create(preCopyMarker(dest), true)
+    try out.write(log.tablePath.toString.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+    finally out.close()
+  }
+
+  /** Whether `dest` holds this source's pre-copy: the marker naming it, and no log yet. */
+  private def holdsOwnPreCopy(dest: Path): Boolean = {
+    val fs = dest.getFileSystem(ctx.hadoopConf)
+    !fs.exists(new Path(dest, LogFiles.LogDirName)) && scala.util.Try {
+      val in = fs.open(preCopyMarker(dest))
+      try new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+      finally in.close()
+    }.toOption.contains(log.tablePath.toString)
+  }
+
+  /**
+   * Copies the data files (with a pre-copy, only those the commits after it name), then the log up
+   * to the version before the redirect, verifies the destination is a table at that version, and
+   * removes the pre-copy marker.
+   */
+  private def copyTable(
+      enabled: RedirectInfo,
+      destPath: Path,
+      progress: Progress,
+      preCopiedUpTo: Option[Long]
+  ): CopyStats = {
+    val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, enabled)
+    val copy = tableCopy(enabled.metadata.id, progress)
+    val dataStats = copy.copyReferenced(
+      log.tablePath,
+      destPath,
+      log.listing(),
+      copiedUpTo,
+      MidDataCopyStep,
+      after = preCopiedUpTo
+    )
     FaultInjection.step("setRedirect.afterDataCopy")
     val logStats = copy.copyLog(log.tablePath, destPath, logFilesUpTo(copiedUpTo))
     verifyDestination(destPath, copiedUpTo)
+    destPath.getFileSystem(ctx.hadoopConf).delete(preCopyMarker(destPath), false)
     report.note(
       s"copied ${dataStats.filesCopied} data files (${dataStats.bytesCopied} bytes) " +
         s"and ${logStats.filesCopied} log files up to version $copiedUpTo; " +
         s"${dataStats.filesAlreadyThere + logStats.filesAlreadyThere} were already there"
     )
-    if (dataStats.filesReferencedInPlace > 0) {
+    noteReferencedInPlace(dataStats)
+    dataStats + logStats
+  }
+
+  private def noteReferencedInPlace(stats: CopyStats): Unit =
+    if (stats.filesReferencedInPlace > 0) {
       report.note(
-        s"${dataStats.filesReferencedInPlace} files the log references by absolute paths " +
+        s"${stats.filesReferencedInPlace} files the log references by absolute paths " +
           s"outside ${log.tablePath} were not copied: the destination reads them where they are"
       )
     }
-    dataStats + logStats
-  }
 
   /**
    * Registers a catalog target as an external Delta table at the copied location, through the
@@ -291,7 +367,7 @@ final class SetRedirect(
 
   /**
    * The checks made before anything is written: allowed, not overlapping the source, absent or
-   * empty.
+   * empty (or holding this source's own pre-copy, from a run cut short before it wrote any log).
    */
   private def checkTarget(target: RedirectTarget, dest: Path): Unit = {
     RedirectRouting.checkAllowed(ctx, dest.toString)
@@ -317,7 +393,7 @@ final class SetRedirect(
       if (!status.isDirectory)
         throw LifecycleErrors.redirectDestinationNotEmpty(dest.toString, "it is a file")
       val entries = fs.listStatus(dest)
-      if (entries.nonEmpty) {
+      if (entries.nonEmpty && !holdsOwnPreCopy(dest)) {
         val what = if (entries.exists(_.getPath.getName == LogFiles.LogDirName))
           "it holds a Delta table"
         else s"it holds ${entries.length} entries"
@@ -367,4 +443,13 @@ final class SetRedirect(
       )
     }
   }
+}
+
+object SetRedirect {
+
+  /**
+   * The file that marks a destination as holding a source's pre-copy (hidden from Delta readers and
+   * VACUUM by its leading underscore); it goes once the log is copied.
+   */
+  val PreCopyMarkerName = "_delta_lifecycle_precopy"
 }

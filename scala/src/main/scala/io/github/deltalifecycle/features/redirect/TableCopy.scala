@@ -83,17 +83,19 @@ final class TableCopy(
 
   /**
    * Copies every file that the versions of the table at `fromRoot` up to `upTo` reference (see
-   * [[ReferencedFiles]]) to the same relative path under `toRoot`. `haltStep` is a fault-injection
-   * step a copy task halts at after its first copied file (tests only).
+   * [[ReferencedFiles]]) to the same relative path under `toRoot`; with `after`, only those the
+   * commits after that version name. `haltStep` is a fault-injection step a copy task halts at
+   * after its first copied file (tests only).
    */
   def copyReferenced(
       fromRoot: Path,
       toRoot: Path,
       listing: LogListing,
       upTo: Long,
-      haltStep: String
+      haltStep: String,
+      after: Option[Long] = None
   ): CopyStats = withJobGroup(s"$label: list the files versions up to $upTo reference") {
-    val files = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo)
+    val files = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo, after)
     run(files, toRoot, "data files", FaultInjection.armed(haltStep), haltStep)
   }
 
