@@ -105,14 +105,7 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       try replay.applyAll(readCheckpoint(checkpoint, ParquetActionReader.AllActionColumns))
       catch {
         case NonFatal(e) =>
-          val fallback = excluded + checkpoint
-          // What can replace the checkpoint lies before it, outside a listing of the log's tail.
-          val whole = if (listing.listedFrom > 0) this.listing() else listing
-          if (scala.util.Try(LogSegment.plan(whole, version, fallback)).isFailure) {
-            throw LifecycleErrors.unreadableCheckpoint(checkpoint.description, e)
-          }
-          logWarning(s"Checkpoint ${checkpoint.description} is unreadable (${e.getMessage}); " +
-            "rebuilding from an older checkpoint or the commits")
+          val (whole, fallback) = withoutUnreadable(checkpoint, e, listing, version, excluded)
           return build(whole, version, fallback)
       }
     }
@@ -149,6 +142,28 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   }
 
   /**
+   * How to read `version` again without a checkpoint that failed: the listing to plan from (what
+   * can replace the checkpoint lies before it, outside a listing of the log's tail) and the
+   * checkpoints to leave out. Fails with the checkpoint's error when nothing can replace it.
+   */
+  private def withoutUnreadable(
+      checkpoint: LogCheckpoint,
+      error: Throwable,
+      listing: LogListing,
+      version: Long,
+      excluded: Set[LogCheckpoint]
+  ): (LogListing, Set[LogCheckpoint]) = {
+    val fallback = excluded + checkpoint
+    val whole = if (listing.listedFrom > 0) this.listing() else listing
+    if (scala.util.Try(LogSegment.plan(whole, version, fallback)).isFailure) {
+      throw LifecycleErrors.unreadableCheckpoint(checkpoint.description, error)
+    }
+    logWarning(s"Checkpoint ${checkpoint.description} is unreadable (${error.getMessage}); " +
+      "reading from an older checkpoint or the commits instead")
+    (whole, fallback)
+  }
+
+  /**
    * The protocol and metadata in force at `version`, without reconstructing the file state: from
    * the version checksum when it has them, otherwise from only those two columns of the checkpoint
    * and those two action types of the commits after it. An unreadable checkpoint is replaced the
@@ -180,13 +195,7 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       try keep(readCheckpoint(checkpoint, wanted))
       catch {
         case NonFatal(e) =>
-          val fallback = excluded + checkpoint
-          val whole = if (listing.listedFrom > 0) this.listing() else listing
-          if (scala.util.Try(LogSegment.plan(whole, version, fallback)).isFailure) {
-            throw LifecycleErrors.unreadableCheckpoint(checkpoint.description, e)
-          }
-          logWarning(s"Checkpoint ${checkpoint.description} is unreadable (${e.getMessage}); " +
-            "reading the protocol and metadata from an older checkpoint or the commits")
+          val (whole, fallback) = withoutUnreadable(checkpoint, e, listing, version, excluded)
           return protocolAndMetadataAt(version, whole, fallback)
       }
     }

@@ -24,11 +24,20 @@ class CheckpointFallbackSuite extends AnyFunSuite with LifecycleSparkSession {
     val rebuilt = log.latestSnapshot()
     assert(rebuilt.segment.checkpoint.isEmpty, "expected a replay from version 0")
     assert(rebuilt.activeFiles.map(_.path).toSet === expected.activeFiles.map(_.path).toSet)
+    // Reading only the protocol and metadata falls back the same way (without the version
+    // checksums, which would answer first).
+    Option(new File(path, "_delta_log").listFiles()).toSeq.flatten
+      .filter(_.getName.endsWith(".crc")).foreach(_.delete())
+    val head = log.latestHead()
+    assert(head.version === expected.version)
+    assert(head.protocol === expected.protocol && head.metadata === expected.metadata)
 
     Seq(0, 1).foreach(v => logFile(path, f"$v%020d.json").delete())
     val e = intercept[DeltaLifecycleException](log.latestSnapshot())
     assert(e.getCondition === "DELTA_LIFECYCLE_UNREADABLE_CHECKPOINT")
     assert(e.getMessage.contains(checkpoint.getName))
+    val fromHead = intercept[DeltaLifecycleException](log.latestHead())
+    assert(fromHead.getCondition === "DELTA_LIFECYCLE_UNREADABLE_CHECKPOINT")
   }
 
   test("the tail is listed from _last_checkpoint; a damaged or stale one does not mislead") {

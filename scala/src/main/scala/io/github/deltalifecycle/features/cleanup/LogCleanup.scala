@@ -1,7 +1,5 @@
 package io.github.deltalifecycle.features.cleanup
 
-import java.io.FileNotFoundException
-
 import io.github.deltalifecycle.core._
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
