@@ -64,10 +64,7 @@ object LogCommitter {
       actions: Seq[Action],
       operation: String,
       parameters: Map[String, Any]
-  ): Long = {
-    checkActions(actions)
-    commitAfter(log, baseAt(log, readVersion), actions, operation, parameters).readVersion
-  }
+  ): Long = commitAfter(log, baseAt(log, readVersion), actions, operation, parameters).readVersion
 
   /**
    * [[commit]] on a `base` the caller already knows (from [[baseAt]] or the previous
