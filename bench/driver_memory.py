@@ -3,9 +3,11 @@ this extension against stock delta-spark.
 
 The tables are "log only": version 0 is a Spark ``CREATE TABLE`` with deletion vectors
 enabled, version 1 one commit adding N files (written by a Spark job, so building a table of
-millions of files does not need the memory being measured), version 2 delta-spark's
-checkpoint of it, then one property change; no data file exists, which no operation measured
-here reads. The tables are cached under ``bench/work/memory``.
+millions of files does not need the memory being measured) with delta-spark's checkpoint of
+it, version 2 one property change, then 50 small commits of one added file each (as a
+writer's appends leave them after a checkpoint); no data file exists, which no operation measured
+here reads (the query is a ``count(*)``, which delta-spark answers from the log's statistics).
+The tables are cached under ``bench/work/memory``.
 
 Each operation runs in its own JVM (subprocess) with ``spark.driver.memory`` set to each
 heap in ``--heaps`` (local mode: the executors share that heap, as a small cluster's driver
@@ -40,10 +42,14 @@ OPERATIONS = [
     ("stock", "DESCRIBE DETAIL", "DESCRIBE DETAIL {t}"),
     ("stock", "DESCRIBE HISTORY", "DESCRIBE HISTORY {t}"),
     ("stock", "SET TBLPROPERTIES", "ALTER TABLE {t} SET TBLPROPERTIES ('bench.n' = '1')"),
+    ("stock", "SELECT count(*)", "SELECT count(*) FROM {t}"),
     ("delta-lifecycle", "DESCRIBE PROTOCOL HISTORY", "DESCRIBE PROTOCOL HISTORY {t}"),
     ("delta-lifecycle", "DROP FEATURE deletionVectors DRY RUN",
      "ALTER TABLE {t} DROP FEATURE deletionVectors DRY RUN"),
     ("delta-lifecycle", "COMPACT LOG", "ALTER TABLE {t} COMPACT LOG"),
+    ("delta-lifecycle", "CLEAN LOG DRY RUN", "ALTER TABLE {t} CLEAN LOG DRY RUN"),
+    ("delta-lifecycle", "DESCRIBE REDIRECT", "DESCRIBE REDIRECT {t}"),
+    ("delta-lifecycle", "SELECT count(*) (routed)", "SELECT count(*) FROM {t}"),
     ("delta-lifecycle", "SET TBLPROPERTIES", "ALTER TABLE {t} SET TBLPROPERTIES ('bench.n' = '1')"),
 ]
 
@@ -130,6 +136,8 @@ def build(n: int) -> Path:
     """The log-only table of ``n`` files, built once (a copy is used per measurement)."""
     path = WORK / f"files-{n}"
     if (path / "_delta_log" / "_last_checkpoint").is_file():
+        if not (path / "_delta_log" / f"{3:020d}.json").is_file():
+            append_small_commits(path)  # built before the small commits were part of the table
         return path
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
@@ -139,8 +147,24 @@ def build(n: int) -> Path:
     if run.returncode != 0:
         shutil.rmtree(path, ignore_errors=True)
         raise SystemExit("building the table failed:\n" + run.stderr[-4000:])
+    append_small_commits(path)
     print(f"built {path} in {time.monotonic() - started:.0f} s", flush=True)
     return path
+
+
+def append_small_commits(path: Path, count: int = 50) -> None:
+    """Versions 3 to 52: one added file each, written into the log as the big commit is."""
+    log = path / "_delta_log"
+    for version in range(3, 3 + count):
+        add = {"path": f"part=0/part-small-{version:05d}.snappy.parquet",
+               "partitionValues": {"part": "0"}, "size": 1000,
+               "modificationTime": 1700000000000 + version, "dataChange": True,
+               "stats": json.dumps({"numRecords": 10, "minValues": {"id": 0},
+                                    "maxValues": {"id": 9}, "nullCount": {"id": 0}})}
+        info = {"timestamp": 1700000000000 + version * 1000, "operation": "WRITE",
+                "operationParameters": {"mode": "Append"}}
+        with open(log / f"{version:020d}.json", "x") as f:
+            f.write(json.dumps({"commitInfo": info}) + "\n" + json.dumps({"add": add}) + "\n")
 
 
 def measure(engine: str, table: Path, sql: str, heap: str) -> Dict[str, Any]:
