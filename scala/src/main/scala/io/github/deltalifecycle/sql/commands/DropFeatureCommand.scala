@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.features.dropfeature.DropFeature
+import io.github.deltalifecycle.features.dropfeature.{DropFeature, DropFeatureResult}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import org.apache.spark.sql.{Row, SparkSession}
@@ -26,8 +26,16 @@ case class DropFeatureCommand(
     ).run(feature, truncateHistory, dryRun)
     if (!dryRun)
       table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+    Seq(DropFeatureCommand.row(r))
+  }
+}
+
+object DropFeatureCommand {
+
+  /** A drop's result as a row of [[DropFeatureStatement.schema]]. */
+  def row(r: DropFeatureResult): Row = {
     def long(v: Option[Long]): Any = v.map(Long.box).orNull
-    Seq(Row(
+    Row(
       r.feature,
       r.mode.name,
       r.status.name,
@@ -39,6 +47,6 @@ case class DropFeatureCommand(
       long(r.readableWithoutFeatureFrom),
       long(r.historyTruncatedBefore),
       r.steps.map(s => if (s.files > 0) s"${s.description} (${s.bytes} bytes)" else s.description)
-    ))
+    )
   }
 }
