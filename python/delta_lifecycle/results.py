@@ -89,6 +89,8 @@ DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
     "readableWithoutFeatureFrom",
     "historyTruncatedBefore",
     "steps",
+    "clientsGainingAccess",
+    "clientsBlockedByProtection",
 )
 
 #: The columns of ``SET REDIRECT``, ``UNSET REDIRECT`` and ``DESCRIBE REDIRECT``, in order.
@@ -458,6 +460,14 @@ class DropFeatureResult:
         For ``"truncate-history"``: the earliest version left in the log.
     steps:
         One line per step, in order.
+    clients_gaining_access:
+        Known clients (README, "Compatibility") that gain read or write access by the drop,
+        per way of dropping, e.g. ``"deltalake-1.x: read (fast), read+write
+        (truncate-history)"``.
+    clients_blocked_by_protection:
+        For a fast drop: clients that could write the table without the feature but not with
+        the ``checkpointProtection`` the fast drop adds; the ``TRUNCATE HISTORY`` drop
+        avoids it.
 
     Examples
     --------
@@ -478,6 +488,8 @@ class DropFeatureResult:
     readable_without_feature_from: Optional[int]
     history_truncated_before: Optional[int]
     steps: Tuple[str, ...]
+    clients_gaining_access: Tuple[str, ...]
+    clients_blocked_by_protection: Tuple[str, ...]
 
     @property
     def dropped(self) -> bool:
@@ -514,6 +526,10 @@ class DropFeatureResult:
             readable_without_feature_from=_optional_int(fields["readableWithoutFeatureFrom"]),
             history_truncated_before=_optional_int(fields["historyTruncatedBefore"]),
             steps=tuple(str(s) for s in fields["steps"]),
+            clients_gaining_access=tuple(str(c) for c in fields["clientsGainingAccess"]),
+            clients_blocked_by_protection=tuple(
+                str(c) for c in fields["clientsBlockedByProtection"]
+            ),
         )
 
 

@@ -53,7 +53,9 @@ class CompatibilityStatementsSuite extends AnyFunSuite with LifecycleSparkSessio
     assert(v.condition === "DELTA_LIFECYCLE_VERSION_NOT_FOUND")
   }
 
-  test("DROP FEATURES FOR CLIENT: plans, drops, leaves the table readable, and re-runs as a no-op") {
+  test(
+    "DROP FEATURES FOR CLIENT: plans, drops, leaves the table readable, and re-runs as a no-op"
+  ) {
     val path = deletionVectorTable("for-client")
     val table = s"delta.`$path`"
     val before = latestVersion(path)
@@ -73,12 +75,22 @@ class CompatibilityStatementsSuite extends AnyFunSuite with LifecycleSparkSessio
     assert(spark.sql(s"ALTER TABLE $table DROP FEATURES FOR CLIENT 'deltalake-0.25'").isEmpty)
   }
 
+  test("DROP FEATURE DRY RUN names the clients each way of dropping lets in") {
+    val path = deletionVectorTable("drop-impact")
+    val Seq(plan) =
+      spark.sql(s"ALTER TABLE delta.`$path` DROP FEATURE deletionVectors DRY RUN").collect().toSeq
+    assert(strings(plan, "clientsGainingAccess").contains(
+      "deltalake-1.x: read (fast), read+write (truncate-history)"
+    ))
+    assert(strings(plan, "clientsBlockedByProtection").contains("deltalake-1.x"))
+  }
+
   test("FOR WRITES: a client without checkpointProtection needs TRUNCATE HISTORY, checked first") {
     val path = deletionVectorTable("for-writes")
     val table = s"delta.`$path`"
     val before = latestVersion(path)
     val e = intercept[DeltaLifecycleException](
-      spark.sql(s"ALTER TABLE $table DROP FEATURES FOR CLIENT 'deltalake-0.25' FOR WRITES")
+      spark.sql(s"ALTER TABLE $table DROP FEATURES FOR CLIENT 'deltalake-1.x' FOR WRITES")
     )
     assert(e.condition === "DELTA_LIFECYCLE_INVALID_ARGUMENT")
     assert(e.getMessage.contains("TRUNCATE HISTORY"))

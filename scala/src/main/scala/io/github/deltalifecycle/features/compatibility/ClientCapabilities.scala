@@ -87,8 +87,8 @@ object ClientCapabilities {
   }
 
   /**
-   * The entries `client` names: an entry's id, or a family (all its version ranges), in any case;
-   * a typed error listing the known ids otherwise.
+   * The entries `client` names: an entry's id, or a family (all its version ranges), in any case; a
+   * typed error listing the known ids otherwise.
    */
   def lookup(client: String): Seq[ClientCapability] = {
     val key = client.trim.toLowerCase(Locale.ROOT)

@@ -79,7 +79,8 @@ object Compatibility {
     val table = TableFeatureSet.of(protocol)
     val (readBlocked, readUnknown) = side(table.readerSide, client.read)
     val (writeBlocked, writeUnknown) = side(table.all, client.write)
-    val readVersion = versionCheck("minReaderVersion", table.minReaderVersion, client.maxReaderVersion)
+    val readVersion =
+      versionCheck("minReaderVersion", table.minReaderVersion, client.maxReaderVersion)
     // A writer must read the table too, so both versions count.
     val writeVersions = Seq(
       readVersion,

@@ -4,10 +4,10 @@ import io.github.deltalifecycle.core.{LifecycleErrors, TableLog}
 import io.github.deltalifecycle.features.dropfeature.{
   DropFeature,
   DropFeatureResult,
-  DroppableFeatures,
   DropMode,
   DropStatus,
-  DropStep
+  DropStep,
+  DroppableFeatures
 }
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession

@@ -1,6 +1,7 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.features.compatibility.DropFeaturesForClient
+import io.github.deltalifecycle.core.TableLog
+import io.github.deltalifecycle.features.compatibility.{DropFeaturesForClient, DropImpact}
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.{Row, SparkSession}
@@ -19,6 +20,8 @@ case class DropFeaturesForClientCommand(
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
+    val log = TableLog.forPath(table.hadoopConf(spark), table.path)
+    val before = log.latestHead().protocol
     val results = new DropFeaturesForClient(
       spark,
       table.path,
@@ -27,6 +30,8 @@ case class DropFeaturesForClientCommand(
     ).run(client, forWrites, truncateHistory, dryRun)
     if (!dryRun && results.nonEmpty)
       table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
-    results.map(DropFeatureCommand.row)
+    // Each drop judged on the protocol before the whole statement: what the client (and others)
+    // gain once every planned feature is gone is DESCRIBE COMPATIBILITY's answer afterwards.
+    results.map(r => DropFeatureCommand.row(r, DropImpact.of(before, r.feature)))
   }
 }

@@ -35,10 +35,11 @@ class CompatibilitySuite extends AnyFunSuite {
   test("the delta-spark entry of the jar's own line lists exactly features its registry knows") {
     // The registry is the source of the delta-spark entries; check it against the running one.
     val entry = client("delta-spark-4.4")
-    val unknownToRegistry =
-      (entry.read.supported ++ entry.write.supported).filter(TableFeature.featureNameToFeature(
+    val unknownToRegistry = (entry.read.supported ++ entry.write.supported).filter(
+      TableFeature.featureNameToFeature(
         _
-      ).isEmpty)
+      ).isEmpty
+    )
     assert(unknownToRegistry.isEmpty)
     val registry = Seq(
       DeletionVectorsTableFeature,
@@ -59,8 +60,10 @@ class CompatibilitySuite extends AnyFunSuite {
     assert(rs.canRead === Access.No)
     assert(rs.readBlockers === Seq("deletionVectors"))
     assert(rs.dropForRead === Seq(FeatureToDrop("deletionVectors", droppable = true)))
-    // Dropping it for writes the fast way would add checkpointProtection, unknown to 0.25.
-    assert(rs.writeNeedsTruncateHistory)
+    // 0.25 writes past checkpointProtection (checked here); 1.x refuses it, so dropping for
+    // its writes the fast way, which adds the feature, would not help.
+    assert(!rs.writeNeedsTruncateHistory)
+    assert(verdict(p, "deltalake-1.x").writeNeedsTruncateHistory)
   }
 
   test("after a fast drop, deltalake 1.x reads but cannot write until checkpointProtection goes") {
@@ -91,8 +94,8 @@ class CompatibilitySuite extends AnyFunSuite {
     val columnMapping = Protocol(2, 5)
     val rs = verdict(columnMapping, "deltalake-0.25")
     assert(rs.canRead === Access.No && rs.readBlockers === Seq("columnMapping"))
-    // Polars' scanner refuses reader version 2; the source lists column mapping as unsupported.
-    assert(verdict(columnMapping, "polars").canRead === Access.No)
+    // Polars 1.33 reads column mapping (checked by tests/test_compatibility_clients.py).
+    assert(verdict(columnMapping, "polars").canRead === Access.Yes)
     // No source says whether DuckDB reads column mapping.
     val duck = verdict(columnMapping, "duckdb-delta")
     assert(duck.canRead === Access.Unknown && duck.unknownForRead.contains("columnMapping"))
@@ -118,5 +121,17 @@ class CompatibilitySuite extends AnyFunSuite {
     val e = intercept[DeltaLifecycleException](ClientCapabilities.lookup("spark-nope"))
     assert(e.condition === "DELTA_LIFECYCLE_UNKNOWN_CLIENT")
     assert(e.getMessage.contains("deltalake-1.x"))
+  }
+
+  test("a drop's impact: who gains access each way, and whom checkpointProtection blocks") {
+    val impact = DropImpact.of(features(DeletionVectorsTableFeature), "deletionVectors")
+    assert(impact.gains.contains("deltalake-1.x: read (fast), read+write (truncate-history)"))
+    assert(
+      impact.gains.contains("deltalake-0.25: read+write (fast), read+write (truncate-history)")
+    )
+    assert(impact.protectionBlocksWrites.contains("deltalake-1.x"))
+    assert(!impact.protectionBlocksWrites.contains("deltalake-0.25"))
+    assert(!impact.protectionBlocksWrites.contains("delta-spark-3.3"))
+    assert(DropImpact.of(Protocol(1, 2), "deletionVectors") === DropImpact(Nil, Nil))
   }
 }
