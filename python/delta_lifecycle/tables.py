@@ -267,6 +267,12 @@ class LifecycleTable:
         )
         if for_writes:
             statement += " FOR WRITES"
+        return self._drops(statement, truncate_history, dry_run)
+
+    def _drops(
+        self, statement: str, truncate_history: bool, dry_run: bool
+    ) -> List[DropFeatureResult]:
+        # The options DROP FEATURE and DROP FEATURES FOR CLIENT share, then one row per feature.
         if truncate_history:
             statement += " TRUNCATE HISTORY"
         if dry_run:
@@ -441,13 +447,7 @@ class LifecycleTable:
         >>> print(done.readable_without_feature_from)
         """
         statement = f"ALTER TABLE {self._identifier} DROP FEATURE {_feature_literal(feature)}"
-        if truncate_history:
-            statement += " TRUNCATE HISTORY"
-        if dry_run:
-            statement += " DRY RUN"
-        with translate_errors():
-            rows = self._sql(statement).collect()
-        return DropFeatureResult.from_row(rows[0])
+        return self._drops(statement, truncate_history, dry_run)[0]
 
     def set_redirect(
         self,
