@@ -6,8 +6,11 @@ prediction is not checked (there is no claim to check).
 Default CI runs deltalake 1.x (the main venv's version, in a venv of its own) on every table,
 which takes about a minute once its venv is built; ``DELTA_LIFECYCLE_FULL_MATRIX=1`` (``make
 compat-matrix``) adds deltalake 0.25, Polars, delta-spark 3.3 on pyspark 3.5 and delta-spark
-2.4 on pyspark 3.4, each in its own venv (tests/client_venvs.py). delta-spark 4.4 is the
-session's own delta-spark; it reads and writes every table it built, and the fixture asserts it.
+2.4 on pyspark 3.4, each in its own venv (tests/client_venvs.py), and delta-spark 4.4, the
+session's own, reading and appending to every table. Measured on this 2-core machine under a
+load average of about 14: building the tables 218 s, the delta-spark 2.4 probe 180 s, the
+end-to-end drop for delta-spark 2.4 128 s; the default run (deltalake 1.x) is the table build
+plus seconds per probe.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ def test_client_matches_its_capability_entry(
     assert checked > 0, f"nothing of {client}'s entry was checked"
 
 
+@pytest.mark.skipif(not FULL_MATRIX, reason="full matrix only (DELTA_LIFECYCLE_FULL_MATRIX=1)")
 def test_the_session_delta_spark_reads_and_writes_every_table(
     spark: SparkSession, feature_tables: Path, tmp_path: Path
 ) -> None:
