@@ -12,6 +12,9 @@
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #   make reliability  install, then every reliability matrix at full size (README "Reliability")
+#   make compat-matrix  install, then check every runnable client against the capability file
+#                   (docs/compatibility.md)
+#   make compat-readme  re-render the README's compatibility matrix from the capability file
 #   make objectstore  start a local S3-compatible server (MinIO) and print its settings
 #   make objectstore-test  install, then every test on s3a:// tables (docs/object-stores.md)
 #
@@ -39,6 +42,7 @@ VENV_PY := $(VENV)/bin/python
 SBT := build/sbt
 
 .PHONY: jar jar-all-lines venv install typecheck fmt fmt-check test pytest demo bench reliability \
+	compat-matrix compat-readme \
 	objectstore objectstore-test clean-jar
 
 jar:
@@ -127,3 +131,9 @@ objectstore-test: install
 
 clean-jar:
 	rm -f $(BUNDLED_JAR_DIR)/*.jar
+
+compat-matrix: install
+	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest tests/test_compatibility_clients.py -v
+
+compat-readme:
+	$(PYTHON) scripts/render_compatibility.py

@@ -209,6 +209,8 @@ def test_from_row_refuses_an_unknown_mode_or_status(dv: Dropped) -> None:
         readableWithoutFeatureFrom=None,
         historyTruncatedBefore=None,
         steps=[],
+        clientsGainingAccess=[],
+        clientsBlockedByProtection=[],
     )
     assert DropFeatureResult.from_row(row).mode == "fast"
     fields = row.asDict()

@@ -27,6 +27,7 @@ from delta_lifecycle.errors import DeltaLifecycleError
 from delta_lifecycle.results import (
     CleanedLogFile,
     CleanupResult,
+    ClientCompatibility,
     CompactionResult,
     DropFeatureResult,
     ProtocolVersion,
@@ -37,6 +38,7 @@ from delta_lifecycle.tables import LifecycleTable
 __all__ = [
     "CleanedLogFile",
     "CleanupResult",
+    "ClientCompatibility",
     "CompactionResult",
     "DeltaLifecycleError",
     "DropFeatureResult",

@@ -53,6 +53,8 @@ __all__ = [
     "FeatureTracesRemainError",
     "TruncateHistoryRequiredError",
     "DropFeatureWaitError",
+    "UnknownClientError",
+    "ClientNeedsUndroppableError",
     "InvalidRedirectError",
     "RedirectWriteRefusedError",
     "RedirectChainError",
@@ -209,6 +211,20 @@ class UnknownFeatureError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_UNKNOWN_FEATURE"
 
 
+class UnknownClientError(DeltaLifecycleError):
+    """``DESCRIBE COMPATIBILITY`` or ``DROP FEATURES FOR CLIENT`` names a client that is not
+    in the capability file; the message lists the known ones."""
+
+    CONDITION = "DELTA_LIFECYCLE_UNKNOWN_CLIENT"
+
+
+class ClientNeedsUndroppableError(DeltaLifecycleError):
+    """``DROP FEATURES FOR CLIENT`` refused before writing anything: a feature that blocks
+    the client cannot be dropped (the message names it)."""
+
+    CONDITION = "DELTA_LIFECYCLE_CLIENT_NEEDS_UNDROPPABLE"
+
+
 class FeatureNotPresentError(DeltaLifecycleError):
     """The table's protocol does not name the feature (already dropped, or never there)."""
 
@@ -320,6 +336,8 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         FeatureTracesRemainError,
         TruncateHistoryRequiredError,
         DropFeatureWaitError,
+        UnknownClientError,
+        ClientNeedsUndroppableError,
         InvalidRedirectError,
         RedirectWriteRefusedError,
         RedirectChainError,

@@ -13,7 +13,11 @@ from typing import Any, Dict, Iterable, Literal, Optional, Tuple, cast, get_args
 from pyspark.sql import Row
 
 __all__ = [
+    "Access",
     "CLEANUP_COLUMNS",
+    "COMPATIBILITY_COLUMNS",
+    "ClientCompatibility",
+    "Evidence",
     "COMPACTION_COLUMNS",
     "PROTOCOL_HISTORY_COLUMNS",
     "CleanedLogFile",
@@ -33,6 +37,11 @@ __all__ = [
 #: ``COMPACT LOG``'s ``status``: it wrote the file; a compaction of exactly the range was
 #: already there; a wider compaction already covers the range; or nothing to compact.
 CompactionStatus = Literal["written", "exists", "covered", "nothing-to-compact"]
+#: ``DESCRIBE COMPATIBILITY``'s ``canRead`` / ``canWrite``: ``"unknown"`` when no source says
+#: whether the client handles one of the table's features.
+Access = Literal["yes", "no", "unknown"]
+#: Where a capability entry comes from: a test here runs the client, or only public sources.
+Evidence = Literal["verified", "documented"]
 #: ``DROP FEATURE``'s ``mode``: under checkpoint protection, or by truncating history.
 DropMode = Literal["fast", "truncate-history"]
 #: ``DROP FEATURE``'s ``status``: a ``DRY RUN`` plan, or the drop done.
@@ -80,6 +89,8 @@ DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
     "readableWithoutFeatureFrom",
     "historyTruncatedBefore",
     "steps",
+    "clientsGainingAccess",
+    "clientsBlockedByProtection",
 )
 
 #: The columns of ``SET REDIRECT``, ``UNSET REDIRECT`` and ``DESCRIBE REDIRECT``, in order.
@@ -449,6 +460,14 @@ class DropFeatureResult:
         For ``"truncate-history"``: the earliest version left in the log.
     steps:
         One line per step, in order.
+    clients_gaining_access:
+        Known clients (README, "Compatibility") that gain read or write access by the drop,
+        per way of dropping, e.g. ``"deltalake-1.x: read (fast), read+write
+        (truncate-history)"``.
+    clients_blocked_by_protection:
+        For a fast drop: clients that could write the table without the feature but not with
+        the ``checkpointProtection`` the fast drop adds; the ``TRUNCATE HISTORY`` drop
+        avoids it.
 
     Examples
     --------
@@ -469,6 +488,8 @@ class DropFeatureResult:
     readable_without_feature_from: Optional[int]
     history_truncated_before: Optional[int]
     steps: Tuple[str, ...]
+    clients_gaining_access: Tuple[str, ...]
+    clients_blocked_by_protection: Tuple[str, ...]
 
     @property
     def dropped(self) -> bool:
@@ -505,6 +526,10 @@ class DropFeatureResult:
             readable_without_feature_from=_optional_int(fields["readableWithoutFeatureFrom"]),
             history_truncated_before=_optional_int(fields["historyTruncatedBefore"]),
             steps=tuple(str(s) for s in fields["steps"]),
+            clients_gaining_access=tuple(str(c) for c in fields["clientsGainingAccess"]),
+            clients_blocked_by_protection=tuple(
+                str(c) for c in fields["clientsBlockedByProtection"]
+            ),
         )
 
 
@@ -595,4 +620,111 @@ class RedirectStatus:
             bytes_copied=int(fields["bytesCopied"]),
             commit_versions=tuple(int(v) for v in fields["commitVersions"]),
             steps=tuple(str(s) for s in fields["steps"]),
+        )
+
+
+COMPATIBILITY_COLUMNS: Tuple[str, ...] = (
+    "client",
+    "versions",
+    "evidence",
+    "canRead",
+    "canWrite",
+    "readBlockers",
+    "writeBlockers",
+    "unknownForRead",
+    "unknownForWrite",
+    "dropForRead",
+    "dropForWrite",
+    "notDroppable",
+    "writeNeedsTruncateHistory",
+    "sources",
+)
+
+
+@dataclass(frozen=True)
+class ClientCompatibility:
+    """Whether one client (and version range) can read and write a table version: one row of
+    ``DESCRIBE COMPATIBILITY``. Decided from the table's protocol and the capability file
+    bundled in the jar (README, "Compatibility").
+
+    Attributes
+    ----------
+    client:
+        The client's id in the capability file, e.g. ``"deltalake-1.x"``.
+    versions:
+        The version range the entry covers, e.g. ``"1.6.x"``.
+    evidence:
+        ``"verified"`` (a test runs the client here) or ``"documented"``.
+    can_read, can_write:
+        ``"yes"``, ``"no"`` or ``"unknown"`` (no source covers a feature the table has).
+    read_blockers, write_blockers:
+        The features (or ``minReaderVersion=N`` / ``minWriterVersion=N``) the client refuses.
+    unknown_for_read, unknown_for_write:
+        The table's features no source says the client handles or refuses.
+    drop_for_read, drop_for_write:
+        The features to drop, in this order, for the client to read (write) the table.
+    not_droppable:
+        Those of them ``DROP FEATURE`` cannot remove.
+    write_needs_truncate_history:
+        The client does not write tables with ``checkpointProtection``, which a fast drop
+        adds: dropping for its writes must use ``TRUNCATE HISTORY``.
+    sources:
+        Where the entry comes from (URLs).
+
+    Examples
+    --------
+    >>> [c] = LifecycleTable.for_path(spark, "/data/events").compatibility("deltalake-0.25")
+    >>> c.can_read, c.drop_for_read
+    ('no', ('deletionVectors',))
+    """
+
+    client: str
+    versions: str
+    evidence: Evidence
+    can_read: Access
+    can_write: Access
+    read_blockers: Tuple[str, ...]
+    write_blockers: Tuple[str, ...]
+    unknown_for_read: Tuple[str, ...]
+    unknown_for_write: Tuple[str, ...]
+    drop_for_read: Tuple[str, ...]
+    drop_for_write: Tuple[str, ...]
+    not_droppable: Tuple[str, ...]
+    write_needs_truncate_history: bool
+    sources: Tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, row: Row) -> "ClientCompatibility":
+        """Build a :class:`ClientCompatibility` from a ``DESCRIBE COMPATIBILITY`` row.
+
+        Raises ``ValueError`` when the row lacks a column or has a value outside
+        :data:`Access` or :data:`Evidence`.
+
+        Examples
+        --------
+        >>> rows = spark.sql("DESCRIBE COMPATIBILITY delta.`/data/events`").collect()
+        >>> {ClientCompatibility.from_row(r).client for r in rows} >= {"deltalake-1.x"}
+        True
+        """
+        statement = "DESCRIBE COMPATIBILITY"
+        f = _fields(row, COMPATIBILITY_COLUMNS, statement)
+
+        def names(column: str) -> Tuple[str, ...]:
+            return tuple(str(n) for n in f[column])
+
+        return cls(
+            client=str(f["client"]),
+            versions=str(f["versions"]),
+            evidence=cast(Evidence, _one_of(f["evidence"], Evidence, "evidence", statement)),
+            can_read=cast(Access, _one_of(f["canRead"], Access, "canRead", statement)),
+            can_write=cast(Access, _one_of(f["canWrite"], Access, "canWrite", statement)),
+            read_blockers=names("readBlockers"),
+            write_blockers=names("writeBlockers"),
+            unknown_for_read=names("unknownForRead"),
+            unknown_for_write=names("unknownForWrite"),
+            drop_for_read=names("dropForRead"),
+            drop_for_write=names("dropForWrite"),
+            not_droppable=names("notDroppable"),
+            write_needs_truncate_history=bool(f["writeNeedsTruncateHistory"]),
+            sources=names("sources"),
         )

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 from delta_lifecycle.errors import translate_errors
 from delta_lifecycle.results import (
+    ClientCompatibility,
     CleanupResult,
     CompactionResult,
     DropFeatureResult,
@@ -164,6 +165,121 @@ class LifecycleTable:
         with translate_errors():
             rows = self._sql(f"DESCRIBE PROTOCOL HISTORY {self._identifier}").collect()
         return [ProtocolVersion.from_row(row) for row in rows]
+
+    def compatibility(
+        self, client: Optional[str] = None, version: Optional[int] = None
+    ) -> List[ClientCompatibility]:
+        """Say which known clients can read and write the table, and what to drop for the
+        others.
+
+        Runs ``DESCRIBE COMPATIBILITY <table> [VERSION AS OF v] [FOR '<client>']``. Only the
+        protocol is read, never the data files. Entries come from the capability file in the
+        jar; a feature no source covers makes the answer ``"unknown"``, never a guess.
+
+        Parameters
+        ----------
+        client:
+            an id (``"deltalake-1.x"``) or a family (``"delta-spark"``: every version range);
+            ``None`` for every known client.
+        version:
+            the table version to judge; ``None`` for the latest.
+
+        Returns
+        -------
+        one :class:`~delta_lifecycle.results.ClientCompatibility` per client and version range.
+
+        Raises
+        ------
+        ValueError:
+            an empty ``client`` or a negative ``version``; raised before any SQL runs.
+        delta_lifecycle.errors.UnknownClientError:
+            the client is not in the capability file (the message lists the known ones).
+
+        Examples
+        --------
+        >>> table = LifecycleTable.for_path(spark, "/data/events")
+        >>> [(c.client, c.can_read) for c in table.compatibility("deltalake")]
+        [('deltalake-0.25', 'no'), ('deltalake-1.x', 'yes')]
+        """
+        statement = f"DESCRIBE COMPATIBILITY {self._identifier}"
+        if version is not None:
+            statement += f" VERSION AS OF {_non_negative(version, 'version')}"
+        if client is not None:
+            statement += f" FOR {_string_literal(client, 'client')}"
+        with translate_errors():
+            rows = self._sql(statement).collect()
+        return [ClientCompatibility.from_row(row) for row in rows]
+
+    def drop_features_for(
+        self,
+        client: str,
+        for_writes: bool = False,
+        truncate_history: bool = False,
+        dry_run: bool = False,
+    ) -> List[DropFeatureResult]:
+        """Drop every feature that keeps ``client`` from reading (or writing) the table.
+
+        Runs ``ALTER TABLE <table> DROP FEATURES FOR CLIENT '<client>' [FOR WRITES]
+        [TRUNCATE HISTORY] [DRY RUN]``: the features :meth:`compatibility` lists in
+        ``drop_for_read`` (``drop_for_write``), each with DROP FEATURE, features that depend
+        on another first. Everything is checked before the first drop; a re-run after a crash
+        skips the features already gone.
+
+        Parameters
+        ----------
+        client:
+            one id of the capability file, e.g. ``"deltalake-1.x"``.
+        for_writes:
+            make the table writable too (drops ``checkpointProtection`` when the client does
+            not know it; that needs ``truncate_history``).
+        truncate_history:
+            drop reader-writer features by truncating history instead of the fast drop.
+        dry_run:
+            change nothing and return the plans.
+
+        Returns
+        -------
+        one :class:`~delta_lifecycle.results.DropFeatureResult` per feature, in drop order
+        (empty when nothing blocks the client).
+
+        Raises
+        ------
+        delta_lifecycle.errors.UnknownClientError:
+            the client is not in the capability file.
+        delta_lifecycle.errors.ClientNeedsUndroppableError:
+            a blocking feature cannot be dropped; nothing was changed.
+        delta_lifecycle.errors.InvalidArgumentError:
+            a family rather than one id, or writes for a client that needs
+            ``truncate_history``.
+        delta_lifecycle.errors.DropFeatureWaitError:
+            a history-truncating drop must wait; run again at the time it says.
+
+        Examples
+        --------
+        >>> table = LifecycleTable.for_path(spark, "/data/events")
+        >>> [r.feature for r in table.drop_features_for("deltalake-0.25", dry_run=True)]
+        ['deletionVectors']
+        >>> done = table.drop_features_for("deltalake-0.25")
+        """
+        statement = (
+            f"ALTER TABLE {self._identifier} DROP FEATURES FOR CLIENT "
+            f"{_string_literal(client, 'client')}"
+        )
+        if for_writes:
+            statement += " FOR WRITES"
+        return self._drops(statement, truncate_history, dry_run)
+
+    def _drops(
+        self, statement: str, truncate_history: bool, dry_run: bool
+    ) -> List[DropFeatureResult]:
+        # The options DROP FEATURE and DROP FEATURES FOR CLIENT share, then one row per feature.
+        if truncate_history:
+            statement += " TRUNCATE HISTORY"
+        if dry_run:
+            statement += " DRY RUN"
+        with translate_errors():
+            rows = self._sql(statement).collect()
+        return [DropFeatureResult.from_row(row) for row in rows]
 
     def compact_log(
         self, start: Optional[int] = None, end: Optional[int] = None
@@ -331,13 +447,7 @@ class LifecycleTable:
         >>> print(done.readable_without_feature_from)
         """
         statement = f"ALTER TABLE {self._identifier} DROP FEATURE {_feature_literal(feature)}"
-        if truncate_history:
-            statement += " TRUNCATE HISTORY"
-        if dry_run:
-            statement += " DRY RUN"
-        with translate_errors():
-            rows = self._sql(statement).collect()
-        return DropFeatureResult.from_row(rows[0])
+        return self._drops(statement, truncate_history, dry_run)[0]
 
     def set_redirect(
         self,

@@ -230,6 +230,24 @@ object LifecycleErrors {
   def featureTracesRemain(name: String, version: Long): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN", "feature" -> name, "version" -> version)
 
+  def unknownClient(client: String, known: Seq[String]): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_UNKNOWN_CLIENT", "client" -> client, "known" -> known.mkString(", "))
+
+  /** DROP FEATURES FOR CLIENT refused: `features` block `access` and cannot be dropped. */
+  def clientNeedsUndroppable(
+      table: String,
+      client: String,
+      access: String,
+      features: Seq[String]
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_CLIENT_NEEDS_UNDROPPABLE",
+      "table" -> table,
+      "client" -> client,
+      "access" -> access,
+      "features" -> features.mkString(", ")
+    )
+
   def truncateHistoryRequired(name: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_TRUNCATE_HISTORY_REQUIRED", "feature" -> name)
 

@@ -12,12 +12,16 @@ singleStatement
 
 statement
     : DESCRIBE PROTOCOL HISTORY table=tableName                     #describeProtocolHistory
+    | DESCRIBE COMPATIBILITY table=tableName
+        (VERSION AS OF version=INTEGER_VALUE)? (FOR client=STRING)?        #describeCompatibility
     | ALTER TABLE table=tableName COMPACT LOG
         (FROM VERSION fromVersion=INTEGER_VALUE TO VERSION toVersion=INTEGER_VALUE)?   #compactLog
     | ALTER TABLE table=tableName CLEAN LOG
         (RETAIN retainHours=INTEGER_VALUE HOURS)? (DRY RUN)?               #cleanLog
     | ALTER TABLE table=tableName DROP FEATURE feature=featureName
         (TRUNCATE HISTORY)? (DRY RUN)?                                     #dropFeature
+    | ALTER TABLE table=tableName DROP FEATURES FOR CLIENT client=STRING
+        (FOR WRITES)? (TRUNCATE HISTORY)? (DRY RUN)?                       #dropFeaturesForClient
     | ALTER TABLE table=tableName SET REDIRECT kind=redirectMode?
         TO (location=STRING | TABLE target=tableName)
         (NO REDIRECT RULES
@@ -58,6 +62,7 @@ nonReserved
     : DESCRIBE | PROTOCOL | HISTORY | ALTER | TABLE | COMPACT | CLEAN | LOG | FROM | TO | VERSION
     | RETAIN | HOURS | DRY | RUN | DROP | FEATURE | TRUNCATE
     | SET | UNSET | REDIRECT | READER | WRITER | ONLY | NO | RULES | ALLOW
+    | COMPATIBILITY | AS | OF | FOR | FEATURES | CLIENT | WRITES
     ;
 
 DESCRIBE: 'DESCRIBE' | 'DESC';
@@ -87,6 +92,13 @@ ONLY: 'ONLY';
 NO: 'NO';
 RULES: 'RULES';
 ALLOW: 'ALLOW';
+COMPATIBILITY: 'COMPATIBILITY';
+AS: 'AS';
+OF: 'OF';
+FOR: 'FOR';
+FEATURES: 'FEATURES';
+CLIENT: 'CLIENT';
+WRITES: 'WRITES';
 
 DOT: '.';
 SEMICOLON: ';';

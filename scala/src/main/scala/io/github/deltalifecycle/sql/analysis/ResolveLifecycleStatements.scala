@@ -4,9 +4,11 @@ import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.commands.{
   CleanLogCommand,
   CompactLogCommand,
+  DescribeCompatibilityCommand,
   DescribeProtocolHistoryCommand,
   DescribeRedirectCommand,
   DropFeatureCommand,
+  DropFeaturesForClientCommand,
   SetRedirectCommand,
   UnsetRedirectCommand
 }
@@ -20,6 +22,16 @@ case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalP
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperators {
     case DescribeProtocolHistoryStatement(table) =>
       DescribeProtocolHistoryCommand(LifecycleTableRef.resolve(spark, table))
+    case DescribeCompatibilityStatement(table, version, client) =>
+      DescribeCompatibilityCommand(LifecycleTableRef.resolve(spark, table), version, client)
+    case DropFeaturesForClientStatement(table, client, forWrites, truncateHistory, dryRun) =>
+      DropFeaturesForClientCommand(
+        LifecycleTableRef.resolve(spark, table),
+        client,
+        forWrites,
+        truncateHistory,
+        dryRun
+      )
     case CompactLogStatement(table, range) =>
       CompactLogCommand(LifecycleTableRef.resolve(spark, table), range)
     case CleanLogStatement(table, retainHours, dryRun) =>

@@ -1,6 +1,8 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.features.dropfeature.DropFeature
+import io.github.deltalifecycle.core.TableLog
+import io.github.deltalifecycle.features.compatibility.DropImpact
+import io.github.deltalifecycle.features.dropfeature.{DropFeature, DropFeatureResult, DropMode}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import org.apache.spark.sql.{Row, SparkSession}
@@ -18,6 +20,8 @@ case class DropFeatureCommand(
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
+    // Judged on the protocol before the drop; reading it first costs one protocol read.
+    val before = TableLog.forPath(table.hadoopConf(spark), table.path).latestHead().protocol
     val r = new DropFeature(
       spark,
       table.path,
@@ -26,8 +30,16 @@ case class DropFeatureCommand(
     ).run(feature, truncateHistory, dryRun)
     if (!dryRun)
       table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+    Seq(DropFeatureCommand.row(r, DropImpact.of(before, r.feature)))
+  }
+}
+
+object DropFeatureCommand {
+
+  /** A drop's result as a row of [[DropFeatureStatement.schema]]. */
+  def row(r: DropFeatureResult, impact: DropImpact): Row = {
     def long(v: Option[Long]): Any = v.map(Long.box).orNull
-    Seq(Row(
+    Row(
       r.feature,
       r.mode.name,
       r.status.name,
@@ -38,7 +50,10 @@ case class DropFeatureCommand(
       long(r.protectedBefore),
       long(r.readableWithoutFeatureFrom),
       long(r.historyTruncatedBefore),
-      r.steps.map(s => if (s.files > 0) s"${s.description} (${s.bytes} bytes)" else s.description)
-    ))
+      r.steps.map(s => if (s.files > 0) s"${s.description} (${s.bytes} bytes)" else s.description),
+      impact.gains,
+      // Only the fast drop adds checkpointProtection.
+      if (r.mode == DropMode.Fast) impact.protectionBlocksWrites else Nil
+    )
   }
 }

@@ -20,6 +20,22 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
   override def visitDescribeProtocolHistory(ctx: DescribeProtocolHistoryContext): LogicalPlan =
     DescribeProtocolHistoryStatement(tableName(ctx.table))
 
+  override def visitDescribeCompatibility(ctx: DescribeCompatibilityContext): LogicalPlan =
+    DescribeCompatibilityStatement(
+      tableName(ctx.table),
+      Option(ctx.version).map(number),
+      Option(ctx.client).map(string)
+    )
+
+  override def visitDropFeaturesForClient(ctx: DropFeaturesForClientContext): LogicalPlan =
+    DropFeaturesForClientStatement(
+      tableName(ctx.table),
+      string(ctx.client),
+      forWrites = ctx.WRITES() != null,
+      truncateHistory = ctx.TRUNCATE() != null,
+      dryRun = ctx.DRY() != null
+    )
+
   override def visitCompactLog(ctx: CompactLogContext): LogicalPlan = {
     val range = Option(ctx.fromVersion).map(from => (number(from), number(ctx.toVersion)))
     CompactLogStatement(tableName(ctx.table), range)

@@ -64,7 +64,8 @@ object DeltaLifecycleSqlParser {
    * `DESCRIBE redirect` alone is Spark's DESCRIBE of a table named redirect.
    */
   val OwnStatementPrefixesWithOperand: Seq[Seq[Int]] = Seq(
-    Seq(DESCRIBE, REDIRECT)
+    Seq(DESCRIBE, REDIRECT),
+    Seq(DESCRIBE, COMPATIBILITY)
   )
 
   /** The keywords after `ALTER TABLE <name>` that make an ALTER TABLE statement this project's. */
@@ -72,6 +73,7 @@ object DeltaLifecycleSqlParser {
     Seq(COMPACT, LOG),
     Seq(CLEAN, LOG),
     Seq(DROP, FEATURE),
+    Seq(DROP, FEATURES, FOR, CLIENT),
     Seq(SET, REDIRECT),
     Seq(UNSET, REDIRECT)
   )

@@ -25,7 +25,19 @@ object DropFeatureStatement {
     StructField("protectedBefore", LongType),
     StructField("readableWithoutFeatureFrom", LongType),
     StructField("historyTruncatedBefore", LongType),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)
+    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false),
+    // docs/compatibility.md: which known clients gain access, per way of dropping, and which
+    // the fast drop's checkpointProtection keeps from writing.
+    StructField(
+      "clientsGainingAccess",
+      ArrayType(StringType, containsNull = false),
+      nullable = false
+    ),
+    StructField(
+      "clientsBlockedByProtection",
+      ArrayType(StringType, containsNull = false),
+      nullable = false
+    )
   ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)

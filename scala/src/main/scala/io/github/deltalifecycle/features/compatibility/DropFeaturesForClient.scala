@@ -1,0 +1,98 @@
+package io.github.deltalifecycle.features.compatibility
+
+import io.github.deltalifecycle.core.{LifecycleErrors, TableLog}
+import io.github.deltalifecycle.features.dropfeature.{
+  DropFeature,
+  DropFeatureResult,
+  DropMode,
+  DropStatus,
+  DropStep,
+  DroppableFeatures
+}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.deltalifecycle.SparkInternals
+
+/**
+ * `ALTER TABLE t DROP FEATURES FOR CLIENT 'c' [FOR WRITES] [TRUNCATE HISTORY] [DRY RUN]`: every
+ * feature that keeps the client from reading (or writing) the table, dropped one by one with
+ * [[DropFeature]], in [[Compatibility.dropOrder]]. Everything is checked on the latest version
+ * before the first drop; each drop is a DROP FEATURE of its own, so a re-run after a crash plans
+ * again from the latest version and skips what is already gone.
+ */
+final class DropFeaturesForClient(
+    spark: SparkSession,
+    tablePath: Path,
+    catalogTable: Option[CatalogTable],
+    displayName: String
+) {
+  private val log = TableLog.forPath(SparkInternals.newHadoopConf(spark), tablePath)
+  private def dropper = new DropFeature(spark, tablePath, catalogTable, displayName)
+
+  def run(
+      client: String,
+      forWrites: Boolean,
+      truncateHistory: Boolean,
+      dryRun: Boolean
+  ): Seq[DropFeatureResult] = {
+    val entry = ClientCapabilities.lookup(client) match {
+      case Seq(one) => one
+      case many => throw LifecycleErrors.invalidArgument(
+          s"'$client' names ${many.size} version ranges (${many.map(_.id).mkString(", ")}); " +
+            "name one of them"
+        )
+    }
+    val access = if (forWrites) "writable" else "readable"
+    val head = log.latestHead()
+    val verdict = Compatibility.evaluate(head.protocol, entry)
+    val plan = if (forWrites) verdict.dropForWrite else verdict.dropForRead
+    val blockers = if (forWrites) verdict.writeBlockers else verdict.readBlockers
+    // Protocol versions above the client's maximum are blockers no single drop removes.
+    val versionBlockers = blockers.filterNot(b => plan.exists(_.feature == b))
+    val undroppable = plan.filterNot(_.droppable).map(_.feature) ++ versionBlockers
+    if (undroppable.nonEmpty)
+      throw LifecycleErrors.clientNeedsUndroppable(displayName, entry.id, access, undroppable)
+    if (forWrites && verdict.writeNeedsTruncateHistory && !truncateHistory)
+      throw LifecycleErrors.invalidArgument(
+        s"${entry.id} does not write tables with checkpointProtection, which a fast drop adds. " +
+          s"Run ALTER TABLE $displayName DROP FEATURES FOR CLIENT '${entry.id}' FOR WRITES " +
+          "TRUNCATE HISTORY."
+      )
+    plan.map(_.feature).flatMap { name =>
+      val feature = DroppableFeatures.lookup(name)
+      // Per feature: TRUNCATE HISTORY applies to reader-writer features and is how
+      // checkpointProtection itself goes; writer features have no history to truncate.
+      val truncate = DroppableFeatures.isCheckpointProtection(feature) ||
+        (truncateHistory && DroppableFeatures.needsBarrier(feature))
+      if (dryRun) Some(plannedDrop(name, truncate))
+      // A re-run after a crash: what an earlier run dropped is gone.
+      else if (!DroppableFeatures.isPresent(log.latestHead().protocol, feature)) None
+      else Some(dropper.run(name, truncate, dryRun = false))
+    }
+  }
+
+  /**
+   * DROP FEATURE's own plan, when the feature can be dropped from the table as it is now; a feature
+   * that other features of the plan still depend on is planned after them, without figures.
+   */
+  private def plannedDrop(name: String, truncate: Boolean): DropFeatureResult = {
+    val head = log.latestHead()
+    val feature = DroppableFeatures.lookup(name)
+    if (DroppableFeatures.dependents(head.protocol, feature).isEmpty)
+      dropper.run(name, truncate, dryRun = true)
+    else DropFeatureResult(
+      feature = name,
+      mode = if (truncate) DropMode.TruncateHistory else DropMode.Fast,
+      status = DropStatus.Planned,
+      steps = Seq(DropStep("planned after the features of this plan that depend on it", 0)),
+      filesRewritten = 0L,
+      bytesRewritten = 0L,
+      commitVersions = Nil,
+      checkpointVersions = Nil,
+      protectedBefore = None,
+      readableWithoutFeatureFrom = None,
+      historyTruncatedBefore = None
+    )
+  }
+}

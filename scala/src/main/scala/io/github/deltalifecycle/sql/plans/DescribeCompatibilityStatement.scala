@@ -1,0 +1,36 @@
+package io.github.deltalifecycle.sql.plans
+
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.types._
+
+/** `DESCRIBE COMPATIBILITY <table> [VERSION AS OF v] [FOR '<client>']` as parsed. */
+case class DescribeCompatibilityStatement(
+    table: Seq[String],
+    version: Option[Long],
+    client: Option[String]
+) extends LifecycleStatement {
+  override protected def resultSchema: StructType = DescribeCompatibilityStatement.schema
+}
+
+object DescribeCompatibilityStatement {
+  private def names = ArrayType(StringType, containsNull = false)
+
+  val schema: StructType = StructType(Seq(
+    StructField("client", StringType, nullable = false),
+    StructField("versions", StringType, nullable = false),
+    StructField("evidence", StringType, nullable = false),
+    StructField("canRead", StringType, nullable = false),
+    StructField("canWrite", StringType, nullable = false),
+    StructField("readBlockers", names, nullable = false),
+    StructField("writeBlockers", names, nullable = false),
+    StructField("unknownForRead", names, nullable = false),
+    StructField("unknownForWrite", names, nullable = false),
+    StructField("dropForRead", names, nullable = false),
+    StructField("dropForWrite", names, nullable = false),
+    StructField("notDroppable", names, nullable = false),
+    StructField("writeNeedsTruncateHistory", BooleanType, nullable = false),
+    StructField("sources", names, nullable = false)
+  ))
+
+  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+}

@@ -1,0 +1,137 @@
+package io.github.deltalifecycle.features.compatibility
+
+import io.github.deltalifecycle.core.DeltaLifecycleException
+import org.apache.spark.sql.delta.{
+  CheckpointProtectionTableFeature,
+  ColumnMappingTableFeature,
+  DeletionVectorsTableFeature,
+  DomainMetadataTableFeature,
+  IcebergCompatV2TableFeature,
+  RowTrackingFeature,
+  TableFeature,
+  V2CheckpointTableFeature
+}
+import org.apache.spark.sql.delta.actions.Protocol
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The capability file and the decisions made from it, on protocols built in memory (no Spark). */
+class CompatibilitySuite extends AnyFunSuite {
+  private def client(id: String) = ClientCapabilities.lookup(id).head
+  private def features(fs: TableFeature*) = Protocol(3, 7).withFeatures(fs)
+  private def verdict(p: Protocol, id: String) = Compatibility.evaluate(p, client(id))
+
+  test("every entry of the capability file is complete and sourced") {
+    val all = ClientCapabilities.all
+    assert(all.map(_.id).distinct.size === all.size, "ids are unique")
+    all.foreach { c =>
+      assert(c.sources.nonEmpty, s"${c.id} has no source")
+      assert(c.sources.forall(_.url.startsWith("https://")), c.id)
+      assert(Set("verified", "documented").contains(c.evidence), c.id)
+      assert((c.read.supported intersect c.read.unsupported).isEmpty, c.id)
+      assert((c.write.supported intersect c.write.unsupported).isEmpty, c.id)
+    }
+  }
+
+  test("the delta-spark entry of the jar's own line lists exactly features its registry knows") {
+    // The registry is the source of the delta-spark entries; check it against the running one.
+    val entry = client("delta-spark-4.4")
+    val unknownToRegistry = (entry.read.supported ++ entry.write.supported).filter(
+      TableFeature.featureNameToFeature(
+        _
+      ).isEmpty
+    )
+    assert(unknownToRegistry.isEmpty)
+    val registry = Seq(
+      DeletionVectorsTableFeature,
+      V2CheckpointTableFeature,
+      CheckpointProtectionTableFeature,
+      RowTrackingFeature,
+      DomainMetadataTableFeature,
+      ColumnMappingTableFeature
+    ).map(_.name)
+    assert(registry.forall(entry.write.supported.contains))
+  }
+
+  test("deletion vectors: delta-spark 2.4 reads them, deltalake 0.25 needs them dropped") {
+    val p = features(DeletionVectorsTableFeature)
+    val spark24 = verdict(p, "delta-spark-2.4")
+    assert(spark24.canRead === Access.Yes && spark24.canWrite === Access.Yes)
+    val rs = verdict(p, "deltalake-0.25")
+    assert(rs.canRead === Access.No)
+    assert(rs.readBlockers === Seq("deletionVectors"))
+    assert(rs.dropForRead === Seq(FeatureToDrop("deletionVectors", droppable = true)))
+    // 0.25 writes past checkpointProtection (checked here); 1.x refuses it, so dropping for
+    // its writes the fast way, which adds the feature, would not help.
+    assert(!rs.writeNeedsTruncateHistory)
+    assert(verdict(p, "deltalake-1.x").writeNeedsTruncateHistory)
+  }
+
+  test("after a fast drop, deltalake 1.x reads but cannot write until checkpointProtection goes") {
+    val p = features(CheckpointProtectionTableFeature)
+    val v = verdict(p, "deltalake-1.x")
+    assert(v.canRead === Access.Yes)
+    assert(v.canWrite === Access.No)
+    assert(v.writeBlockers === Seq("checkpointProtection"))
+    assert(v.dropForWrite === Seq(FeatureToDrop("checkpointProtection", droppable = true)))
+    assert(v.writeNeedsTruncateHistory)
+    // delta-spark 3.3 knows the feature; 3.2 (Fabric Runtime 1.3) does not.
+    assert(verdict(p, "delta-spark-3.3").canWrite === Access.Yes)
+    assert(verdict(p, "delta-spark-3.2").writeBlockers === Seq("checkpointProtection"))
+    assert(verdict(p, "fabric-runtime-1.3").canWrite === Access.No)
+  }
+
+  test("features that depend on a blocker are dropped first, and undroppable ones are named") {
+    val p = features(RowTrackingFeature, DomainMetadataTableFeature)
+    val v = verdict(p, "delta-spark-2.4")
+    assert(v.canRead === Access.Yes, "rowTracking and domainMetadata are writer features")
+    assert(v.writeBlockers === Seq("domainMetadata", "rowTracking"))
+    assert(v.dropForWrite.map(_.feature) === Seq("rowTracking", "domainMetadata"))
+    // DROP FEATURE cannot remove either (delta-spark has no downgrade for them).
+    assert(v.dropForWrite.forall(!_.droppable))
+  }
+
+  test("a legacy protocol's implied features: refused where listed, unknown where not") {
+    val columnMapping = Protocol(2, 5)
+    val rs = verdict(columnMapping, "deltalake-0.25")
+    assert(rs.canRead === Access.No && rs.readBlockers === Seq("columnMapping"))
+    // Polars 1.33 reads column mapping (checked by tests/test_compatibility_clients.py).
+    assert(verdict(columnMapping, "polars").canRead === Access.Yes)
+    // No source says whether DuckDB reads column mapping.
+    val duck = verdict(columnMapping, "duckdb-delta")
+    assert(duck.canRead === Access.Unknown && duck.unknownForRead.contains("columnMapping"))
+    assert(verdict(Protocol(1, 2), "duckdb-delta").canRead === Access.Yes)
+  }
+
+  test("icebergCompatV2 needs columnMapping: both go, the dependent first") {
+    val p = features(ColumnMappingTableFeature, IcebergCompatV2TableFeature)
+    val v = verdict(p, "deltalake-0.25")
+    assert(v.dropForRead.map(_.feature) === Seq("icebergCompatV2", "columnMapping"))
+    assert(!v.dropForRead.head.droppable)
+  }
+
+  test("a table beyond a client's protocol versions is blocked by the version itself") {
+    val narrow = client("delta-spark-2.4").copy(maxReaderVersion = Some(1))
+    val v = Compatibility.evaluate(Protocol(2, 5), narrow)
+    assert(v.canRead === Access.No && v.readBlockers.contains("minReaderVersion=2"))
+  }
+
+  test("clients are named by id or by family, in any case; others get a typed error") {
+    assert(ClientCapabilities.lookup("DeltaLake-0.25").map(_.id) === Seq("deltalake-0.25"))
+    assert(ClientCapabilities.lookup("delta-spark").size === 7)
+    val e = intercept[DeltaLifecycleException](ClientCapabilities.lookup("spark-nope"))
+    assert(e.condition === "DELTA_LIFECYCLE_UNKNOWN_CLIENT")
+    assert(e.getMessage.contains("deltalake-1.x"))
+  }
+
+  test("a drop's impact: who gains access each way, and whom checkpointProtection blocks") {
+    val impact = DropImpact.of(features(DeletionVectorsTableFeature), "deletionVectors")
+    assert(impact.gains.contains("deltalake-1.x: read (fast), read+write (truncate-history)"))
+    assert(
+      impact.gains.contains("deltalake-0.25: read+write (fast), read+write (truncate-history)")
+    )
+    assert(impact.protectionBlocksWrites.contains("deltalake-1.x"))
+    assert(!impact.protectionBlocksWrites.contains("deltalake-0.25"))
+    assert(!impact.protectionBlocksWrites.contains("delta-spark-3.3"))
+    assert(DropImpact.of(Protocol(1, 2), "deletionVectors") === DropImpact(Nil, Nil))
+  }
+}

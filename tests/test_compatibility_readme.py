@@ -1,0 +1,17 @@
+"""The README's compatibility matrix is generated from the capability file the jar reads."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import REPO_ROOT
+
+
+def test_readme_matrix_is_up_to_date() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "render_compatibility.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
