@@ -24,6 +24,7 @@ from delta_lifecycle.config import (
     spark_configuration,
 )
 from delta_lifecycle.errors import DeltaLifecycleError
+from delta_lifecycle.progress import OperationProgress, ProgressCallback, log_progress
 from delta_lifecycle.results import (
     CleanedLogFile,
     CleanupResult,
@@ -41,6 +42,8 @@ __all__ = [
     "DeltaLifecycleError",
     "DropFeatureResult",
     "LifecycleTable",
+    "OperationProgress",
+    "ProgressCallback",
     "ProtocolVersion",
     "RedirectStatus",
     "__version__",
@@ -48,6 +51,7 @@ __all__ = [
     "errors",
     "hadoop_aws_package",
     "jar_path",
+    "log_progress",
     "maven_coordinate",
     "spark_configuration",
 ]

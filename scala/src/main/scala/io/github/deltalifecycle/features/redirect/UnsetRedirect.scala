@@ -201,7 +201,7 @@ final class UnsetRedirect(
       TableCopy.jobGroupId(RedirectLookup.read(ctx.hadoopConf, destPath).fold("unknown")(
         _.metadata.id
       )),
-      s"UNSET REDIRECT $displayName"
+      s"UNSET REDIRECT on $displayName"
     )
     val stats = copy.copyReferenced(
       destLog.tablePath,
