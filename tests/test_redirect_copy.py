@@ -1,20 +1,25 @@
 """SET REDIRECT's copy: the file list comes from the log (deletion vectors, change data,
-absolute paths; no garbage), the copy runs as Spark jobs in a cancellable job group, a
-re-run resumes it, and copied log files keep their modification times."""
+absolute paths; no garbage), the copy runs as Spark jobs in a cancellable job group whose
+progress reaches Python, a re-run resumes it, and copied log files keep their modification
+times."""
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, Set
+from typing import Any, Dict, Iterator, List, Set
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 from pyspark.sql import SparkSession
+
+from delta_lifecycle import LifecycleTable, OperationProgress
+from delta_lifecycle.progress import reporting_progress, running_jobs
 
 from conftest import age_log, ids, run_until_halt, stock_read_ids, write_crash_script
 
@@ -246,3 +251,99 @@ def test_a_destination_holding_another_sources_pre_copy_is_refused(
     assert run.halted, run.stderr
     with pytest.raises(Exception, match="DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY"):
         spark.sql(f"ALTER TABLE delta.`{second}` SET REDIRECT TO '{dest}'").collect()
+
+
+def test_the_progress_of_an_operations_jobs_reaches_python(spark: SparkSession) -> None:
+    """A job started under an operation's step is listed with its description and task counts,
+    and reporting_progress hands each change to the callback; other jobs are not listed."""
+    updates: List[OperationProgress] = []
+
+    def slow_step() -> None:
+        sc = spark.sparkContext
+        sc.setLocalProperty("deltaLifecycle.operation", "TEST OPERATION")
+        sc.setJobDescription("TEST OPERATION: step 1 of 1: wait")
+        spark.range(0, 4, numPartitions=4).foreach(lambda _: time.sleep(1.5))
+
+    def other_job() -> None:
+        spark.range(0, 2, numPartitions=2).foreach(lambda _: time.sleep(1.5))
+
+    with reporting_progress(spark, updates.append, interval=0.1):
+        threads = [threading.Thread(target=slow_step), threading.Thread(target=other_job)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    assert updates, "no progress was reported for a job running for several seconds"
+    assert {u.description for u in updates} == {"TEST OPERATION: step 1 of 1: wait"}
+    # A job may show before its stage does (0 tasks known); then its 4 tasks.
+    assert max(u.tasks_total for u in updates) == 4
+    done = [u.tasks_done for u in updates]
+    assert done == sorted(done) and done[-1] >= 2
+    assert running_jobs(spark) == []
+
+
+@pytest.fixture()
+def slow_copies(spark: SparkSession) -> Iterator[None]:
+    """Each file of a table copy waits 300 ms (a test-only setting), so a copy of 20 files
+    runs for seconds: long enough to watch it and cancel it."""
+    spark.conf.set("spark.deltaLifecycle.test.copyDelayMillis", "300")
+    try:
+        yield
+    finally:
+        spark.conf.unset("spark.deltaLifecycle.test.copyDelayMillis")
+
+
+def test_set_redirect_reports_its_copy_jobs_to_python(
+    spark: SparkSession, tmp_path: Path, slow_copies: None
+) -> None:
+    src, dest = tmp_path / "progress-src", tmp_path / "progress-dest"
+    spark.range(0, 2000, numPartitions=20).write.format("delta").save(str(src))
+    updates: List[OperationProgress] = []
+    status = LifecycleTable.for_path(spark, str(src)).set_redirect(
+        str(dest), on_progress=updates.append
+    )
+    assert status.state == "READY"
+    copies = [u for u in updates if "copy 20 data files" in u.description]
+    assert copies, updates
+    # Only this statement's jobs are reported, under its name; task counts only grow.
+    assert all(
+        u.description.startswith("SET REDIRECT on ") and str(src) in u.description
+        for u in updates
+    ), updates
+    assert all(0 <= u.tasks_done <= u.tasks_total for u in copies)
+
+
+def test_a_copy_cancelled_through_its_job_group_fails_the_statement_and_a_rerun_resumes(
+    spark: SparkSession, tmp_path: Path, slow_copies: None
+) -> None:
+    src, dest = tmp_path / "cancel-src", tmp_path / "cancel-dest"
+    spark.range(0, 2000, numPartitions=20).write.format("delta").save(str(src))
+    table_id = spark.sql(f"DESCRIBE DETAIL delta.`{src}`").collect()[0]["id"]
+    table = LifecycleTable.for_path(spark, str(src))
+    outcome: Dict[str, Any] = {}
+
+    def redirect() -> None:
+        try:
+            outcome["status"] = table.set_redirect(str(dest))
+        except Exception as e:  # what the cancelled statement raises is checked below
+            outcome["error"] = e
+
+    thread = threading.Thread(target=redirect)
+    thread.start()
+    deadline = time.monotonic() + 120
+    while not any("copy 20 data files" in j.description for j in running_jobs(spark) or []):
+        assert time.monotonic() < deadline and thread.is_alive(), "the copy job never showed"
+        time.sleep(0.05)
+    spark.sparkContext.cancelJobGroup(f"delta-lifecycle-copy-{table_id}")
+    thread.join(120)
+
+    assert "status" not in outcome, outcome
+    assert "cancel" in str(outcome["error"]).lower(), outcome["error"]
+    # Cancelled during the pre-copy: the source still takes writes, and nothing was lost.
+    assert table.redirect_status() is None
+    spark.range(2000, 2010).write.format("delta").mode("append").save(str(src))
+    spark.conf.unset("spark.deltaLifecycle.test.copyDelayMillis")
+    assert table.set_redirect(str(dest)).state == "READY"
+    assert ids(spark, src) == list(range(2010))
+    assert stock_read_ids({"dest": (str(dest), None)}, tmp_path)["dest"] == list(range(2010))

@@ -24,6 +24,7 @@ from delta_lifecycle.config import (
     spark_configuration,
 )
 from delta_lifecycle.errors import DeltaLifecycleError
+from delta_lifecycle.progress import OperationProgress, ProgressCallback, log_progress
 from delta_lifecycle.results import (
     CleanedLogFile,
     CleanupResult,
@@ -43,6 +44,8 @@ __all__ = [
     "DeltaLifecycleError",
     "DropFeatureResult",
     "LifecycleTable",
+    "OperationProgress",
+    "ProgressCallback",
     "ProtocolVersion",
     "RedirectStatus",
     "__version__",
@@ -50,6 +53,7 @@ __all__ = [
     "errors",
     "hadoop_aws_package",
     "jar_path",
+    "log_progress",
     "maven_coordinate",
     "spark_configuration",
 ]

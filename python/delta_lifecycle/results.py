@@ -326,9 +326,11 @@ class CleanedLogFile:
     path:
         The file.
     kind:
-        ``"commit"``, ``"checksum"``, ``"compaction"`` or ``"checkpoint"``.
+        ``"commit"``, ``"checksum"``, ``"compaction"``, ``"checkpoint"`` or ``"sidecar"``
+        (a V2 checkpoint's sidecar file that no remaining checkpoint names).
     version:
-        Its version (a compaction's start version).
+        Its version (a compaction's start version; for a sidecar, the expired checkpoint
+        naming it, or the cut-off checkpoint when none does).
     size_in_bytes:
         Its size.
     action:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 from delta_lifecycle.errors import translate_errors
+from delta_lifecycle.progress import ProgressCallback, reporting_progress
 from delta_lifecycle.results import (
     ClientCompatibility,
     CleanupResult,
@@ -15,7 +16,7 @@ from delta_lifecycle.results import (
 )
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, Row
     from pyspark.sql import SparkSession as ClassicSparkSession
     from pyspark.sql.connect.session import SparkSession as ConnectSparkSession
 
@@ -137,6 +138,13 @@ class LifecycleTable:
     def _sql(self, statement: str) -> "DataFrame":
         return self._spark.sql(statement)
 
+    def _run_reporting(
+        self, statement: str, on_progress: Optional[ProgressCallback]
+    ) -> List["Row"]:
+        """Runs a long statement, reporting its jobs' progress while it runs."""
+        with translate_errors(), reporting_progress(self._spark, on_progress):
+            return self._sql(statement).collect()
+
     def protocol_history(self) -> List[ProtocolVersion]:
         """Return the protocol in force at every retained version, oldest first.
 
@@ -216,6 +224,7 @@ class LifecycleTable:
         for_writes: bool = False,
         truncate_history: bool = False,
         dry_run: bool = False,
+        on_progress: Optional[ProgressCallback] = None,
     ) -> List[DropFeatureResult]:
         """Drop every feature that keeps ``client`` from reading (or writing) the table.
 
@@ -236,6 +245,10 @@ class LifecycleTable:
             drop reader-writer features by truncating history instead of the fast drop.
         dry_run:
             change nothing and return the plans.
+        on_progress:
+            receives each change in the progress of the statement's Spark jobs (classic
+            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
+            :mod:`delta_lifecycle.progress`.
 
         Returns
         -------
@@ -267,18 +280,21 @@ class LifecycleTable:
         )
         if for_writes:
             statement += " FOR WRITES"
-        return self._drops(statement, truncate_history, dry_run)
+        return self._drops(statement, truncate_history, dry_run, on_progress)
 
     def _drops(
-        self, statement: str, truncate_history: bool, dry_run: bool
+        self,
+        statement: str,
+        truncate_history: bool,
+        dry_run: bool,
+        on_progress: Optional[ProgressCallback],
     ) -> List[DropFeatureResult]:
         # The options DROP FEATURE and DROP FEATURES FOR CLIENT share, then one row per feature.
         if truncate_history:
             statement += " TRUNCATE HISTORY"
         if dry_run:
             statement += " DRY RUN"
-        with translate_errors():
-            rows = self._sql(statement).collect()
+        rows = self._run_reporting(statement, on_progress)
         return [DropFeatureResult.from_row(row) for row in rows]
 
     def compact_log(
@@ -338,7 +354,12 @@ class LifecycleTable:
             rows = self._sql(statement).collect()
         return CompactionResult.from_row(rows[0])
 
-    def clean_log(self, retain_hours: Optional[int] = None, dry_run: bool = False) -> CleanupResult:
+    def clean_log(
+        self,
+        retain_hours: Optional[int] = None,
+        dry_run: bool = False,
+        on_progress: Optional[ProgressCallback] = None,
+    ) -> CleanupResult:
         """Delete expired log files, under the Checkpoint Protection RFC's rules.
 
         Runs ``ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]``: commits, version
@@ -355,6 +376,10 @@ class LifecycleTable:
             ``delta.logRetentionDuration`` (30 days by default).
         dry_run:
             return the plan and delete nothing.
+        on_progress:
+            receives each change in the progress of the statement's Spark jobs (classic
+            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
+            :mod:`delta_lifecycle.progress`.
 
         Returns
         -------
@@ -386,12 +411,15 @@ class LifecycleTable:
             statement += f" RETAIN {_non_negative(retain_hours, 'retain_hours')} HOURS"
         if dry_run:
             statement += " DRY RUN"
-        with translate_errors():
-            rows = self._sql(statement).collect()
+        rows = self._run_reporting(statement, on_progress)
         return CleanupResult.from_rows(rows, dry_run=dry_run)
 
     def drop_feature(
-        self, feature: str, truncate_history: bool = False, dry_run: bool = False
+        self,
+        feature: str,
+        truncate_history: bool = False,
+        dry_run: bool = False,
+        on_progress: Optional[ProgressCallback] = None,
     ) -> DropFeatureResult:
         """Remove a table feature from the table's protocol.
 
@@ -417,6 +445,10 @@ class LifecycleTable:
             use the history-truncating flow.
         dry_run:
             change nothing and return the plan.
+        on_progress:
+            receives each change in the progress of the statement's Spark jobs (classic
+            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
+            :mod:`delta_lifecycle.progress`.
 
         Returns
         -------
@@ -447,7 +479,7 @@ class LifecycleTable:
         >>> print(done.readable_without_feature_from)
         """
         statement = f"ALTER TABLE {self._identifier} DROP FEATURE {_feature_literal(feature)}"
-        return self._drops(statement, truncate_history, dry_run)[0]
+        return self._drops(statement, truncate_history, dry_run, on_progress)[0]
 
     def set_redirect(
         self,
@@ -455,14 +487,16 @@ class LifecycleTable:
         mode: str = "reader_writer",
         no_redirect_rules: Sequence[Tuple[str, Sequence[str]]] = (),
         table: Optional[str] = None,
+        on_progress: Optional[ProgressCallback] = None,
     ) -> RedirectStatus:
         """Redirect the table to a new location, or to a new table in the session catalog.
 
         Runs ``ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>'
-        | TABLE <name> [NO REDIRECT RULES (...)]``: the table enters
-        ``ENABLE-REDIRECT-IN-PROGRESS`` (writes are refused, reads continue), its files and
-        log are copied in parallel and verified, and it becomes ``READY``: from then on every
-        read and write by name or path in a session with this extension goes to the
+        | TABLE <name> [NO REDIRECT RULES (...)]``: the table's data files are copied while
+        it still accepts writes; then it enters ``ENABLE-REDIRECT-IN-PROGRESS`` (writes are
+        refused, reads continue), the files committed since and the log are copied, all
+        copies run as Spark jobs and are verified, and it becomes ``READY``: from then on
+        every read and write by name or path in a session with this extension goes to the
         destination. Re-running the same call after a crash resumes the copy.
 
         Parameters
@@ -478,6 +512,10 @@ class LifecycleTable:
             reading (and running those operations on) the source.
         table:
             a session catalog table name to create at the default location.
+        on_progress:
+            receives each change in the progress of the statement's Spark jobs (classic
+            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
+            :mod:`delta_lifecycle.progress`.
 
         Returns
         -------
@@ -517,11 +555,10 @@ class LifecycleTable:
                 ops = ", ".join(_operation(op) for op in operations)
                 rules.append(f"{_string_literal(app, 'application name')} ALLOW ({ops})")
             statement += f" NO REDIRECT RULES ({', '.join(rules)})"
-        with translate_errors():
-            rows = self._sql(statement).collect()
+        rows = self._run_reporting(statement, on_progress)
         return RedirectStatus.from_row(rows[0])
 
-    def unset_redirect(self) -> RedirectStatus:
+    def unset_redirect(self, on_progress: Optional[ProgressCallback] = None) -> RedirectStatus:
         """Remove the table's redirect and bring its data home.
 
         Runs ``ALTER TABLE <table> UNSET REDIRECT``. From ``READY``: source and destination
@@ -530,6 +567,13 @@ class LifecycleTable:
         returns to ``NORMAL``, readable by every client again. From
         ``ENABLE-REDIRECT-IN-PROGRESS`` it cancels the unfinished redirect. Re-running after
         a crash continues where it stopped.
+
+        Parameters
+        ----------
+        on_progress:
+            receives each change in the progress of the statement's Spark jobs (classic
+            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
+            :mod:`delta_lifecycle.progress`.
 
         Raises
         ------
@@ -543,8 +587,7 @@ class LifecycleTable:
         --------
         >>> LifecycleTable.for_path(spark, "/data/events").unset_redirect().state  # 'NORMAL'
         """
-        with translate_errors():
-            rows = self._sql(f"ALTER TABLE {self._identifier} UNSET REDIRECT").collect()
+        rows = self._run_reporting(f"ALTER TABLE {self._identifier} UNSET REDIRECT", on_progress)
         return RedirectStatus.from_row(rows[0])
 
     def redirect_status(self) -> Optional[RedirectStatus]:

@@ -6,7 +6,8 @@ import org.apache.spark.sql.SparkSession
 /**
  * Progress of a long, multi-step operation: each step goes to the log and becomes the job
  * description, so the Spark UI names the step that the running jobs (rewrites, checkpoints) belong
- * to.
+ * to. The jobs also carry the operation in the local property [[Progress.OperationProperty]], by
+ * which progress reports outside the UI (the Python package's) tell them from other jobs.
  */
 final class Progress(spark: SparkSession, operation: String, totalSteps: Int) extends Logging {
   private var step = 0
@@ -16,6 +17,7 @@ final class Progress(spark: SparkSession, operation: String, totalSteps: Int) ex
     val text = s"$operation: step $step of $totalSteps: $what"
     logInfo(text)
     spark.sparkContext.setJobDescription(text)
+    spark.sparkContext.setLocalProperty(Progress.OperationProperty, operation)
   }
 
   def info(what: String): Unit = logInfo(s"$operation: $what")
@@ -23,5 +25,12 @@ final class Progress(spark: SparkSession, operation: String, totalSteps: Int) ex
   def done(): Unit = {
     logInfo(s"$operation: done")
     spark.sparkContext.setJobDescription(null)
+    spark.sparkContext.setLocalProperty(Progress.OperationProperty, null)
   }
+}
+
+object Progress {
+
+  /** The local property naming the operation a job runs for. */
+  val OperationProperty = "deltaLifecycle.operation"
 }

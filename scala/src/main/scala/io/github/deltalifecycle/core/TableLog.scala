@@ -257,7 +257,8 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     val topLevel = checkpoint.files.iterator.flatMap { part =>
       if (part.name.endsWith(".json")) {
         ActionReader.readJson(readFs, part.status).iterator.filter(a =>
-          columns.contains(actionColumn(a))
+          // Sidecars are followed below whatever the columns, as in a Parquet manifest.
+          columns.contains(actionColumn(a)) || actionColumn(a) == "sidecar"
         )
       } else {
         ParquetActionReader.read(readFs, part.status, columns + "sidecar")
@@ -271,6 +272,20 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       case other => Iterator.single(other)
     }
   }
+
+  /**
+   * The sidecar files a checkpoint names (only V2 checkpoints have any), read from its manifest's
+   * `sidecar` column alone.
+   */
+  def sidecarsOf(checkpoint: LogCheckpoint): Seq[Path] =
+    if (checkpoint.kind != CheckpointKind.V2) Nil
+    else checkpoint.files.flatMap { part =>
+      val actions =
+        if (part.name.endsWith(".json"))
+          ActionReader.readJsonSelected(readFs, part.status, Set("sidecar")).iterator
+        else ParquetActionReader.read(readFs, part.status, Set("sidecar"))
+      actions.collect { case s: SidecarFile => sidecarPath(s) }.toSeq
+    }
 
   private def sidecarPath(sidecar: SidecarFile): Path = {
     val p = new Path(new java.net.URI(sidecar.path))

@@ -6,7 +6,7 @@ import io.github.deltalifecycle.sql.analysis.{
   ResolveLifecycleStatements,
   RouteRedirectedPaths
 }
-import io.github.deltalifecycle.sql.observation.CommitObserver
+import io.github.deltalifecycle.sql.observation.{CommitObserver, DriverFailureWatch, OperationJobs}
 import io.github.deltalifecycle.sql.parser.DeltaLifecycleSqlParser
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 
@@ -22,6 +22,8 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
     extensions.injectResolutionRule { spark =>
       // Session state is built before any Delta table is opened, so this is early enough.
       installCommitObserver(spark)
+      DriverFailureWatch.register(spark)
+      OperationJobs.register(spark)
       ResolveLifecycleStatements(spark)
     }
     // The hint batch runs before table resolution: path-based DataFrame access and redirect

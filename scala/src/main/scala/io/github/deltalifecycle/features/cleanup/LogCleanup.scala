@@ -3,8 +3,13 @@ package io.github.deltalifecycle.features.cleanup
 import io.github.deltalifecycle.core._
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs}
+import org.apache.spark.sql.delta.{
+  CheckpointProtectionTableFeature,
+  DeltaConfigs,
+  V2CheckpointTableFeature
+}
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
+import org.apache.spark.sql.delta.util.FileNames
 
 /** One log file that cleanup deletes, or would delete but keeps, and why. */
 final case class CleanupEntry(
@@ -39,7 +44,8 @@ final case class CleanupPlan(
  *   - (c) versions whose protocol this client does not support are cleaned up only in such a single
  *     pass up to the boundary;
  *   - (d) commits go before the checkpoints they lead to.
- * Rule (b) does not arise: cleanup writes no checkpoint.
+ * Rule (b) does not arise: cleanup writes no checkpoint. Sidecar files that no remaining checkpoint
+ * names go too, after the checkpoints.
  */
 object LogCleanup extends Logging {
 
@@ -117,7 +123,13 @@ object LogCleanup extends Logging {
             }
           case _ => _ => None
         }
-        CleanupPlan(Some(cut), protection, expired.map(e => e.copy(keptBecause = keptBecause(e))))
+        val judged = expired.map(e => e.copy(keptBecause = keptBecause(e)))
+        val sidecars = expiredSidecars(log, listing, protocol, cut, cutoffTime, judged)
+        CleanupPlan(
+          Some(cut),
+          protection,
+          judged ++ sidecars.map(e => e.copy(keptBecause = keptBecause(e)))
+        )
     }
   }
 
@@ -126,7 +138,7 @@ object LogCleanup extends Logging {
 
   /**
    * Deletes the plan's files group by group, in its order: all commits, then all checksums, all
-   * compactions, all checkpoints, each group done before the next starts. Within a group the files
+   * compactions, all checkpoints, all sidecars, each group done before the next starts. Within a group the files
    * go in pages, oldest first, each page done before the next: through the file system's bulk
    * delete when it has one (`FileSystem.createBulkDelete`, a page being its page size), otherwise
    * as single deletes on `threads` threads. Files already gone (a re-run) count as deleted; a file
@@ -181,6 +193,41 @@ object LogCleanup extends Logging {
       listing.checkpoints.filter(_.version < cut).flatMap(c =>
         c.files.map(f => entry(f, "checkpoint", c.version))
       )
+  }
+
+  /**
+   * Sidecar files (`_delta_log/_sidecars`) that no checkpoint left after the cleanup names and that
+   * are older than the cut-off time (a checkpoint being written names its sidecars only once they
+   * are all written, and those are new). They go last, after the checkpoints naming them. A
+   * sidecar is listed under the version of the expired checkpoint naming it, or under the cut-off
+   * checkpoint's when none does (left by an interrupted checkpoint). Only tables that have or had
+   * V2 checkpoints are looked at, so the others pay no extra listing.
+   */
+  private def expiredSidecars(
+      log: TableLog,
+      listing: LogListing,
+      protocol: Protocol,
+      cut: Long,
+      cutoffTime: Long,
+      judged: Vector[CleanupEntry]
+  ): Vector[CleanupEntry] = {
+    val v2 = listing.checkpoints.filter(_.kind == CheckpointKind.V2)
+    if (v2.isEmpty && !protocol.isFeatureSupported(V2CheckpointTableFeature)) return Vector.empty
+    val dir = FileNames.sidecarDirPath(log.logPath)
+    if (!log.fs.exists(dir)) return Vector.empty
+    val deleted = judged.filter(e => e.deleted && e.kind == "checkpoint").map(_.path).toSet
+    val (expiring, staying) = v2.partition(_.files.forall(f => deleted(f.status.getPath)))
+    val named = staying.flatMap(log.sidecarsOf).map(_.getName).toSet
+    val namedByExpiring =
+      expiring.flatMap(c => log.sidecarsOf(c).map(_.getName -> c.version)).toMap
+    log.fs.listStatus(dir).toVector
+      .filter(f => f.isFile && !f.getPath.getName.startsWith("."))
+      .filter(f => !named(f.getPath.getName) && f.getModificationTime <= cutoffTime)
+      .sortBy(_.getModificationTime)
+      .map { f =>
+        val version = namedByExpiring.getOrElse(f.getPath.getName, cut)
+        CleanupEntry(f.getPath, "sidecar", version, f.getLen, None)
+      }
   }
 
   /**

@@ -203,7 +203,7 @@ final class SetRedirect(
     ctx.hadoopConf,
     progress,
     TableCopy.jobGroupId(tableId),
-    s"SET REDIRECT $displayName"
+    s"SET REDIRECT on $displayName"
   )
 
   /**

@@ -85,7 +85,7 @@ final class TableCopy(
    * Copies every file that the versions of the table at `fromRoot` up to `upTo` reference (see
    * [[ReferencedFiles]]) to the same relative path under `toRoot`; with `after`, only those the
    * commits after that version name. `haltStep` is a fault-injection step a copy task halts at
-   * after its first copied file (tests only).
+   * after its first copied file (tests only; see [[CopyFaults]]).
    */
   def copyReferenced(
       fromRoot: Path,
@@ -96,7 +96,7 @@ final class TableCopy(
       after: Option[Long] = None
   ): CopyStats = withJobGroup(s"$label: list the files versions up to $upTo reference") {
     val files = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo, after)
-    run(files, toRoot, "data files", FaultInjection.armed(haltStep), haltStep)
+    run(files, toRoot, "data files", CopyFaults.of(spark, Some(haltStep)))
   }
 
   /** Copies log files (already listed, on the driver) under the same rules, as one Spark job. */
@@ -105,7 +105,7 @@ final class TableCopy(
       val root = qualify(fromRoot)
       val items = files.map(f => ReferencedFiles.logFile(root, f))
       val ds = spark.createDataset(items)(Encoders.product[CopyFile])
-      run(ds, toRoot, "log files", halt = false, haltStep = "")
+      run(ds, toRoot, "log files", CopyFaults.of(spark, None))
     }
 
   private def qualify(p: Path): Path = p.getFileSystem(hadoopConf).makeQualified(p)
@@ -121,8 +121,7 @@ final class TableCopy(
       files: Dataset[CopyFile],
       toRoot: Path,
       what: String,
-      halt: Boolean,
-      haltStep: String
+      faults: CopyFaults
   ): CopyStats = {
     val rdd = files.rdd.persist(StorageLevel.MEMORY_AND_DISK)
     val conf = SparkInternals.broadcastHadoopConf(spark, hadoopConf)
@@ -170,7 +169,7 @@ final class TableCopy(
       }.partitionBy(new TableCopy.ExactPartitioner(tasks)).values
       val toRootString = qualify(toRoot).toString
       val outcome = balanced.mapPartitions { it =>
-        Iterator.single(TableCopy.copyTask(conf, new Path(toRootString), it, halt, haltStep))
+        Iterator.single(TableCopy.copyTask(conf, new Path(toRootString), it, faults))
       }.fold(TaskOutcome.Zero)(_ + _)
       if (outcome.problemCount > 0) {
         throw LifecycleErrors.redirectCopyMismatch(
@@ -194,6 +193,21 @@ final class TableCopy(
       conf.destroy()
     }
   }
+}
+
+/**
+ * TEST ONLY: what a copy's tasks do besides copying, decided on the driver from the session's test
+ * settings (tasks see no session). `haltAt`: the fault-injection step to halt at after a task's
+ * first copied file, when the session arms it. `delayMillis`: a wait before each file, so a test
+ * can watch a copy run and cancel it (`FaultInjection.CopyDelayKey`). Both are off outside tests.
+ */
+private[redirect] final case class CopyFaults(haltAt: Option[String], delayMillis: Long)
+
+private[redirect] object CopyFaults {
+  def of(spark: SparkSession, haltStep: Option[String]): CopyFaults = CopyFaults(
+    haltStep.filter(FaultInjection.armed(_, Some(spark))),
+    FaultInjection.copyDelayMillis(Some(spark))
+  )
 }
 
 object TableCopy {
@@ -243,8 +257,7 @@ object TableCopy {
       conf: BroadcastHadoopConf,
       toRoot: Path,
       files: Iterator[CopyFile],
-      halt: Boolean,
-      haltStep: String
+      faults: CopyFaults
   ): TaskOutcome = {
     val hadoopConf = conf.value
     var out = TaskOutcome.Zero
@@ -254,6 +267,7 @@ object TableCopy {
         problems = (out.problems :+ what).take(TaskOutcome.Examples)
       )
     files.foreach { f =>
+      if (faults.delayMillis > 0) Thread.sleep(faults.delayMillis)
       val from = new Path(f.source)
       val to = new Path(toRoot, new Path(null, null, f.target))
       val fromFs = from.getFileSystem(hadoopConf)
@@ -280,7 +294,7 @@ object TableCopy {
                 case Right(false) => out = out.copy(gone = out.gone + 1); false
                 case Right(true) =>
                   out = out.copy(copied = out.copied + 1, bytes = out.bytes + len)
-                  if (halt) FaultInjection.halt(haltStep)
+                  faults.haltAt.foreach(FaultInjection.halt)
                   true
               }
             }

@@ -10,7 +10,9 @@ import io.github.deltalifecycle.core.{
 }
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
+import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protocol}
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
 /**
  * The RFC's disable procedure, and the cancel of an unfinished enable.
@@ -19,9 +21,9 @@ import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protoco
  * (writer-only feature, role DESTINATION), so every client stops writing either table; the data
  * files written at the destination are copied back and each destination commit since the redirect
  * is replayed on the source, in order; the last commit takes the destination's protocol and
- * metadata without the redirect (-> NORMAL). Stock clients read the source again, and it holds
- * every row. Each step is recorded in the logs themselves, so a re-run after a crash continues from
- * the first step not yet done.
+ * metadata without the redirect (-> NORMAL), and a checkpoint follows it. Stock clients read the
+ * source again, and it holds every row. Each step is recorded in the logs themselves, so a re-run
+ * after a crash continues from the first step not yet done.
  *
  * From ENABLE-REDIRECT-IN-PROGRESS: one commit back to NORMAL with the protocol the table had
  * before; whatever was copied to the destination stays there (reported) for the user to delete.
@@ -78,7 +80,7 @@ final class UnsetRedirect(
   }
 
   private def drop(initial: RedirectInfo, c: RedirectConfig): RedirectResult = {
-    val progress = new Progress(spark, s"UNSET REDIRECT on $displayName", 5)
+    val progress = new Progress(spark, s"UNSET REDIRECT on $displayName", 6)
     val report = new ProcedureReport
     val dropping = c.withState(RedirectState.DropInProgress)
     val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
@@ -89,6 +91,10 @@ final class UnsetRedirect(
 
     progress.start("enter DROP-REDIRECT-IN-PROGRESS on the source")
     val source = enterDropInProgress(initial, dropping, report)
+    // Versions up to here are the source's own, shared by both logs; later destination versions
+    // were written at the destination.
+    val redirectedAfter =
+      RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, source, dataChangesAllowed = true)
     FaultInjection.step("unsetRedirect.afterSourceDrop")
 
     progress.start("mark the destination")
@@ -96,14 +102,17 @@ final class UnsetRedirect(
     FaultInjection.step("unsetRedirect.afterDestinationMark")
 
     progress.start("copy back the data written at the destination")
-    val copied = copyBack(destPath, lastDestinationData, progress, report)
+    val copied = copyBack(destPath, redirectedAfter, lastDestinationData, progress, report)
     FaultInjection.step("unsetRedirect.afterDataCopy")
 
     progress.start("replay the destination's commits on the source")
-    replay(source, destPath, lastDestinationData, dropping, report)
+    replay(source, destPath, redirectedAfter, lastDestinationData, dropping, report)
 
     progress.start("leave DROP-REDIRECT-IN-PROGRESS: the source is NORMAL")
     leaveDropInProgress(destPath, lastDestinationData, report)
+
+    progress.start("checkpoint the source")
+    checkpoint(report)
     progress.done()
     report.result(describe(fresh(sourcePath, displayName)), copied)
   }
@@ -174,11 +183,12 @@ final class UnsetRedirect(
   }
 
   /**
-   * Copies back every file the destination's retained versions up to `upTo` reference; those
-   * already at the source (the files the redirect copied there) are kept.
+   * Copies back the files that destination versions after `after`, up to `upTo`, reference: what
+   * was written at the destination. Older files are the source's own and still there.
    */
   private def copyBack(
       destPath: Path,
+      after: Long,
       upTo: Long,
       progress: Progress,
       report: ProcedureReport
@@ -191,14 +201,15 @@ final class UnsetRedirect(
       TableCopy.jobGroupId(RedirectLookup.read(ctx.hadoopConf, destPath).fold("unknown")(
         _.metadata.id
       )),
-      s"UNSET REDIRECT $displayName"
+      s"UNSET REDIRECT on $displayName"
     )
     val stats = copy.copyReferenced(
       destLog.tablePath,
       sourcePath,
       destLog.listing(),
       upTo,
-      "unsetRedirect.midDataCopy"
+      "unsetRedirect.midDataCopy",
+      after = Some(after)
     )
     report.note(
       s"copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) back; " +
@@ -218,12 +229,11 @@ final class UnsetRedirect(
   private def replay(
       source: RedirectInfo,
       destPath: Path,
+      boundary: Long,
       lastDestinationData: Long,
       dropping: RedirectConfig,
       report: ProcedureReport
   ): Unit = {
-    val boundary =
-      RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, source, dataChangesAllowed = true)
     val replayedUpTo = lastReplayed(boundary).getOrElse(boundary)
     val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
     val destListing = destLog.listing()
@@ -286,6 +296,17 @@ final class UnsetRedirect(
     )
     report.committed(v)
     report.note(s"committed version $v on the source: DROP-REDIRECT-IN-PROGRESS -> NORMAL")
+  }
+
+  /**
+   * A checkpoint of the source once it is NORMAL again, so readers start from it rather than replay
+   * every commit copied back. A crash before it loses nothing: the table is already back.
+   */
+  private def checkpoint(report: ProcedureReport): Unit = {
+    val table = DeltaTableV2(spark, sourcePath)
+    val snapshot = table.update()
+    DeltaShim.checkpoint(table, snapshot)
+    report.note(s"checkpointed the source at version ${snapshot.version}")
   }
 
   /** The newest destination version an earlier, interrupted run already replayed on the source. */

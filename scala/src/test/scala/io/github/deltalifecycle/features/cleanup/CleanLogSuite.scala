@@ -76,6 +76,40 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(clean(path, "").isEmpty)
   }
 
+  test(
+    "sidecars of expired V2 checkpoints, and orphaned ones, go after the checkpoints; those a " +
+      "retained checkpoint names stay"
+  ) {
+    val path = newTableDir("v2-sidecars")
+    spark.sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+        "('delta.checkpointInterval' = '4', 'delta.checkpointPolicy' = 'v2')"
+    )
+    (1 to 9).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
+    val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+    def sidecarsAt(v: Long): Set[String] =
+      log.sidecarsOf(log.listing().checkpointsAt(v).head).map(_.getName).toSet
+    val (expiring, retained) = (sidecarsAt(4), sidecarsAt(8))
+    assert(expiring.nonEmpty && retained.nonEmpty, "delta-spark wrote no sidecars")
+    val dir = new File(logDir(path), "_sidecars")
+    // One left by a checkpoint that never completed.
+    Files.write(new File(dir, "orphan.parquet").toPath, "x".getBytes(StandardCharsets.UTF_8))
+    age(path, through = 8, hours = 48)
+    val old = System.currentTimeMillis() - 48L * 3600 * 1000
+    dir.listFiles().foreach(_.setLastModified(old))
+    val latest = rows(path)
+
+    val done = clean(path, "RETAIN 24 HOURS")
+    assert(done.map(_.getAs[String]("kind")).distinct.last === "sidecar")
+    val sidecars = done.filter(_.getAs[String]("kind") == "sidecar")
+    assert(sidecars.map(r => new Path(r.getAs[String]("path")).getName).toSet ===
+      expiring + "orphan.parquet")
+    assert(sidecars.forall(_.getAs[String]("action") == "deleted"))
+    assert(dir.list().filterNot(_.startsWith(".")).toSet === retained)
+    assert(rows(path) === latest)
+    assert(clean(path, "RETAIN 24 HOURS").isEmpty)
+  }
+
   /**
    * A table where delta-spark dropped deletionVectors with checkpoint protection; returns the
    * boundary.

@@ -100,4 +100,26 @@ class UnsetRedirectReplaySuite extends AnyFunSuite with LifecycleSparkSession {
       s"${small.logListings} vs ${large.logListings}"
     )
   }
+
+  test("UNSET copies back only the files written at the destination, then checkpoints") {
+    val src = newTableDir("copy-back-src")
+    val dest = newTableDir("copy-back-dest")
+    spark.sql(s"CREATE TABLE delta.`$src` (id BIGINT) USING delta")
+    (1 to 3).foreach(i => spark.sql(s"INSERT INTO delta.`$src` VALUES ($i)"))
+    spark.sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$dest'")
+    (4 to 5).foreach(i => spark.sql(s"INSERT INTO delta.`$src` VALUES ($i)"))
+
+    val result = new UnsetRedirect(spark, RedirectSession.context(spark), new Path(src), src).run()
+    // The three files the source had before the redirect are its own; only the two inserts
+    // written at the destination come back.
+    assert(result.filesCopied === 2, result.steps.mkString("\n"))
+
+    DeltaLog.clearCache()
+    val log = DeltaLog.forTable(spark, src)
+    val snapshot = log.update()
+    assert(snapshot.logSegment.checkpointProvider.version === snapshot.version)
+    assert(snapshot.logSegment.deltas.isEmpty)
+    val ids = spark.read.format("delta").load(src).collect().map(_.getLong(0)).sorted.toSeq
+    assert(ids === (1 to 5).map(_.toLong))
+  }
 }
