@@ -48,6 +48,7 @@ __all__ = [
     "InvalidArgumentError",
     "UnknownFeatureError",
     "FeatureNotPresentError",
+    "DropNotSupportedOnLineError",
     "DependentFeatureError",
     "FeatureInUseError",
     "FeatureTracesRemainError",
@@ -215,6 +216,13 @@ class FeatureNotPresentError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT"
 
 
+class DropNotSupportedOnLineError(DeltaLifecycleError):
+    """The running Spark line's delta-spark cannot remove this feature (deletionVectors on
+    Spark 3.5 with delta-spark 3.3); the message lists what the line can drop."""
+
+    CONDITION = "DELTA_LIFECYCLE_DROP_NOT_SUPPORTED_ON_LINE"
+
+
 class DependentFeatureError(DeltaLifecycleError):
     """Another feature of the table requires this one; drop that one first."""
 
@@ -315,6 +323,7 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         InvalidArgumentError,
         UnknownFeatureError,
         FeatureNotPresentError,
+        DropNotSupportedOnLineError,
         DependentFeatureError,
         FeatureInUseError,
         FeatureTracesRemainError,
