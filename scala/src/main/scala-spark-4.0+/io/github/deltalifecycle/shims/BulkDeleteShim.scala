@@ -4,7 +4,7 @@ import java.io.Closeable
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.fs.{BulkDelete, FileSystem, Path}
+import org.apache.hadoop.fs.{FileSystem, Path}
 
 /** Hadoop's bulk delete, which Spark 4's Hadoop (3.4) has and Spark 3.5's (3.3) has not. */
 object BulkDeleteShim {
