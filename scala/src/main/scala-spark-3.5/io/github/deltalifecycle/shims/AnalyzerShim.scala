@@ -32,7 +32,10 @@ object AnalyzerShim {
       rule: SparkSession => Rule[LogicalPlan]
   ): Unit = extensions.injectParser((spark, delegate) => new RewritingParser(delegate, rule(spark)))
 
-  /** Injects the routing of path-based DataFrame access: a resolution rule, since the reads it routes arrive resolved. */
+  /**
+   * Injects the routing of path-based DataFrame access: a resolution rule, since the reads it
+   * routes arrive resolved.
+   */
   def injectPathRouting(
       extensions: SparkSessionExtensions,
       rule: SparkSession => Rule[LogicalPlan]

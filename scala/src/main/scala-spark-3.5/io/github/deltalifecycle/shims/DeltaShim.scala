@@ -53,8 +53,9 @@ object DeltaShim {
    * deletion vectors, and its readers would not check the history for them.
    */
   val NotDroppableOnLine: Map[String, String] = Map(
-    "deletionVectors" -> ("delta-spark 3.3 has no removal steps for deletion vectors " +
-      "(they are removable from delta-spark 3.4 and 4.x)")
+    "deletionVectors" ->
+      ("delta-spark 3.3 has no removal steps for deletion vectors " +
+        "(they are removable from delta-spark 3.4 and 4.x)")
   )
 
   /** delta-spark 3.3's check that the latest version no longer uses the feature. */
@@ -73,7 +74,11 @@ object DeltaShim {
   ): Boolean = feature.historyContainsFeature(spark, snapshot)
 
   /** Runs delta-spark 3.3's pre-downgrade command of the feature (it takes no session). */
-  def removeFeatureTraces(feature: RemovableFeature, table: DeltaTableV2, spark: SparkSession): Unit =
+  def removeFeatureTraces(
+      feature: RemovableFeature,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ): Unit =
     feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded()
 
   /** delta-spark 3.3 adds no actions to a downgrade commit. */

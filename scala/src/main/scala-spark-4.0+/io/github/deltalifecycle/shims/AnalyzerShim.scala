@@ -18,7 +18,10 @@ object AnalyzerShim {
       rule: SparkSession => Rule[LogicalPlan]
   ): Unit = extensions.injectHintResolutionRule(rule)
 
-  /** Injects the routing of path-based DataFrame access: the hint batch, as for the other early rules. */
+  /**
+   * Injects the routing of path-based DataFrame access: the hint batch, as for the other early
+   * rules.
+   */
   def injectPathRouting(
       extensions: SparkSessionExtensions,
       rule: SparkSession => Rule[LogicalPlan]

@@ -71,7 +71,11 @@ object DeltaShim {
   ): Boolean = feature.historyContainsFeature(spark, table, snapshot)
 
   /** Runs delta-spark's pre-downgrade command of the feature. */
-  def removeFeatureTraces(feature: RemovableFeature, table: DeltaTableV2, spark: SparkSession): Unit =
+  def removeFeatureTraces(
+      feature: RemovableFeature,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ): Unit =
     feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
 
   /** The actions delta-spark adds to the downgrade commit of the feature. */
