@@ -12,7 +12,8 @@
 #   make typecheck  mypy --strict on python/delta_lifecycle
 #   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
 #   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
-#   make test       install, then the format check, the Scala tests, the Python tests
+#   make test       install, then the format check, the Scala tests, the Python tests, and the
+#                   smoke suite of the other Spark lines (CI_SMOKE_LINES, empty to skip)
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #   make reliability  install, then every reliability matrix at full size (README "Reliability")
@@ -75,11 +76,11 @@ jars: jar-all-lines
 
 wheel: jars venv
 	rm -rf dist
-	$(VENV_PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
+	$(VENV_PY) -m pip wheel --quiet --no-deps -w dist .
 	ls -l dist
 
 # The smoke suite (tests/test_spark_lines.py) on every line but the primary one, each in its own
-# cached venv (tests/client_venvs.py); make test runs it only where DELTA_LIFECYCLE_SMOKE_LINES says.
+# cached venv (tests/client_venvs.py); make test runs it for CI_SMOKE_LINES.
 SMOKE_LINES ?= $(filter-out $(SPARK_LINE),$(JAR_LINES))
 
 smoke-lines: jars venv
@@ -113,9 +114,13 @@ fmt-check:
 	@long=$$(git ls-files '*.scala' '*.sbt' | LC_ALL=C.UTF-8 xargs grep -nE '^.{101,}' || true); \
 	if [ -n "$$long" ]; then echo "Lines over 100 columns:"; echo "$$long"; exit 1; fi
 
+# CI's smoke run of the other lines (docs/spark-lines.md has the timings); empty skips it.
+CI_SMOKE_LINES ?= $(SMOKE_LINES)
+
 test: install fmt-check
 	$(SBT) lifecycle/test
 	$(VENV)/bin/pytest tests -q
+	$(if $(strip $(CI_SMOKE_LINES)),$(MAKE) smoke-lines SMOKE_LINES='$(CI_SMOKE_LINES)')
 
 # The Python tests alone, against the jar already built (no sbt run).
 pytest:

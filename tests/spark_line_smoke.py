@@ -163,9 +163,27 @@ sql(f"INSERT INTO delta.`{src}` VALUES (4)")  # by path
 spark.createDataFrame([(5,)], "id BIGINT").write.format("delta").mode("append").save(str(src))
 by_name = ids(spark.table("events"))
 by_path = ids(spark.sql(f"SELECT * FROM delta.`{src}`"))
-by_dataframe = ids(spark.read.format("delta").load(str(src)))
+try:
+    by_dataframe: Any = ids(spark.read.format("delta").load(str(src)))
+except Exception as e:
+    # Spark 3.5's DataFrameReader.load opens the path itself, before any analyzer rule, and
+    # delta-spark 3.3 refuses a reader-writer redirected source (docs/spark-lines.md).
+    if line.line != "3.5" or "redirectReaderWriter" not in str(e):
+        raise
+    by_dataframe = "refused: " + ("DELTA_UNSUPPORTED_FEATURES_FOR_READ" if
+                                  "DELTA_UNSUPPORTED_FEATURES_FOR_READ" in str(e) else str(e)[:200])
 out["routed"] = {"name": by_name, "path": by_path, "dataframe": by_dataframe}
-assert by_name == by_path == by_dataframe == [1, 2, 3, 4, 5], out["routed"]
+assert by_name == by_path == [1, 2, 3, 4, 5], out["routed"]
+
+# A writer-only redirect: the source stays readable, so DataFrame reads are routed on every line.
+wo, wo_dest = workdir / "wo_src", workdir / "wo_dest"
+sql(f"CREATE TABLE delta.`{wo}` (id BIGINT) USING delta")
+sql(f"INSERT INTO delta.`{wo}` VALUES (1)")
+sql(f"ALTER TABLE delta.`{wo}` SET REDIRECT WRITER ONLY TO '{wo_dest}'")
+spark.createDataFrame([(2,)], "id BIGINT").write.format("delta").mode("append").save(str(wo))
+out["routed"]["dataframe_writer_only"] = ids(spark.read.format("delta").load(str(wo)))
+assert out["routed"]["dataframe_writer_only"] == [1, 2], out["routed"]
+assert ids(spark.read.format("delta").load(str(wo_dest))) == [1, 2]
 assert ids(spark.read.format("delta").load(str(dest))) == [1, 2, 3, 4, 5]
 sql("ALTER TABLE events UNSET REDIRECT")
 assert ids(spark.table("events")) == [1, 2, 3, 4, 5]

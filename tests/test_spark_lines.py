@@ -61,10 +61,16 @@ def test_every_statement_on_the_line(line: str, tmp_path: Path) -> None:
     python = client_venv(f"spark-line-{line}", LINE_REQUIREMENTS[line])
     seen = _run(python, tmp_path)
     assert seen["line"] == line and seen["spark"].startswith(line), seen
+    routed = seen["routed"]
+    assert routed["name"] == routed["path"] == [1, 2, 3, 4, 5]
+    assert routed["dataframe_writer_only"] == [1, 2]
     if line == "3.5":
         assert seen["deletion_vectors"] == "refused: DELTA_LIFECYCLE_DROP_NOT_SUPPORTED_ON_LINE"
+        # delta-spark 3.3 opens a load(path) before any rule can route it (docs/spark-lines.md).
+        assert routed["dataframe"] == "refused: DELTA_UNSUPPORTED_FEATURES_FOR_READ"
     else:
         assert seen["deletion_vectors"] == "dropped"
+        assert routed["dataframe"] == [1, 2, 3, 4, 5]
 
     # Stock delta-spark of the same line reads every table the statements touched.
     stock = _run(python, tmp_path, "stock")
@@ -77,6 +83,7 @@ def test_every_statement_on_the_line(line: str, tmp_path: Path) -> None:
     # delta-rs too.
     for name, expected in (
         ("dropped", [0, 1, 2, 3, 10]),
+        ("wo_dest", [1, 2]),
         ("policy", list(range(7))),
         ("redirect_src", [1, 2, 3, 4, 5]),
         ("redirect_dest", [1, 2, 3, 4, 5]),
