@@ -1,14 +1,19 @@
 # Builds the jar, installs the Python package around it, runs every test.
 #
 #   make jar        build the jar with build/sbt, publish it to ~/.m2, bundle it into python/
-#   make jar-all-lines  build and publish (~/.m2) the jar of every Spark line in JAR_LINES,
-#                   collected in scala/target/lines/ (docs/spark-lines.md)
+#   make jar-all-lines  build and publish (~/.m2) the jar of every Spark line in JAR_LINES
+#                   (one sbt run), collected in scala/target/lines/ (docs/spark-lines.md)
+#   make jars       jar-all-lines, then bundle every line's jar into python/ (for the wheel)
+#   make wheel      jars, then build the wheel (every line's jar inside) into dist/
+#   make smoke-lines  jars, then the smoke suite on every other line (own venv per line)
+#   make test-all-lines  the full Scala suites on every line, then the smoke suites
 #   make venv       create .venv (if absent) and install the package with its test extras
 #   make install    jar + venv
 #   make typecheck  mypy --strict on python/delta_lifecycle
 #   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
 #   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
-#   make test       install, then the format check, the Scala tests, the Python tests
+#   make test       install, then the format check, the Scala tests, the Python tests, and the
+#                   smoke suite of the other Spark lines (CI_SMOKE_LINES, empty to skip)
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #   make reliability  install, then every reliability matrix at full size (README "Reliability")
@@ -41,31 +46,55 @@ VENV_PY := $(VENV)/bin/python
 
 SBT := build/sbt
 
-.PHONY: jar jar-all-lines venv install typecheck fmt fmt-check test pytest demo bench reliability \
-	compat-matrix compat-readme \
+.PHONY: jar jar-all-lines jars wheel smoke-lines test-all-lines venv install typecheck fmt fmt-check \
+	test pytest demo bench reliability compat-matrix compat-readme \
 	objectstore objectstore-test clean-jar
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
 	@test -f '$(BUILT_JAR)' || { echo "make jar: sbt did not produce $(BUILT_JAR)" >&2; exit 1; }
 	mkdir -p $(BUNDLED_JAR_DIR)
-	rm -f $(BUNDLED_JAR_DIR)/*.jar
+	rm -f $(BUNDLED_JAR_DIR)/delta-lifecycle_$(SPARK_LINE)_*.jar
 	cp '$(BUILT_JAR)' $(BUNDLED_JAR_DIR)/
 
-# One sbt run per line (the line is fixed when sbt loads the build). 3.5 is left out until it
-# compiles (docs/spark-lines.md says what remains); `make jar-all-lines JAR_LINES=3.5` tries it.
-JAR_LINES ?= 4.0 4.1 4.2
+# The line is fixed when sbt loads the build, so one sbt run sets the sparkLine property and
+# reloads before each line (saving a JVM start per line).
+JAR_LINES ?= $(shell sed -n 's/^lines=//p' versions.properties | tr ',' ' ')
 LINES_DIR := scala/target/lines
 
 jar-all-lines:
 	mkdir -p $(LINES_DIR)
+	$(SBT) $(foreach line,$(JAR_LINES),'eval sys.props("sparkLine") = "$(line)"' reload \
+	  lifecycle/package lifecycle/publishM2)
 	set -e; for line in $(JAR_LINES); do \
-	  DELTA_LIFECYCLE_SPARK_LINE=$$line $(SBT) lifecycle/package lifecycle/publishM2; \
 	  if [ "$$line" = "$(SPARK_LINE)" ]; then dir=scala/target; else dir=scala/target/spark-$$line; fi; \
 	  jar=$$(ls $$dir/scala-*/delta-lifecycle_$${line}_*-$(PROJECT_VERSION).jar); \
 	  cp "$$jar" $(LINES_DIR)/; \
 	done
 	ls -l $(LINES_DIR)
+
+jars: jar-all-lines
+	mkdir -p $(BUNDLED_JAR_DIR)
+	rm -f $(BUNDLED_JAR_DIR)/*.jar
+	cp $(LINES_DIR)/delta-lifecycle_*-$(PROJECT_VERSION).jar $(BUNDLED_JAR_DIR)/
+
+wheel: jars venv
+	rm -rf dist
+	$(VENV_PY) -m pip wheel --quiet --no-deps -w dist .
+	ls -l dist
+
+# The smoke suite (tests/test_spark_lines.py) on every line but the primary one, each in its own
+# cached venv (tests/client_venvs.py); make test runs it for CI_SMOKE_LINES.
+SMOKE_LINES ?= $(filter-out $(SPARK_LINE),$(JAR_LINES))
+
+smoke-lines: jars venv
+	DELTA_LIFECYCLE_SMOKE_LINES='$(SMOKE_LINES)' $(VENV)/bin/pytest -q tests/test_spark_lines.py
+
+# The full Scala suites on every line, then the smoke suites (docs/spark-lines.md says what
+# fails where).
+test-all-lines: jars venv
+	set -e; for line in $(JAR_LINES); do DELTA_LIFECYCLE_SPARK_LINE=$$line $(SBT) lifecycle/test; done
+	DELTA_LIFECYCLE_SMOKE_LINES='$(SMOKE_LINES)' $(VENV)/bin/pytest -q tests/test_spark_lines.py
 
 # An editable install reads the jar from python/delta_lifecycle/jars/, so a later
 # `make jar` is picked up without reinstalling.
@@ -89,9 +118,13 @@ fmt-check:
 	@long=$$(git ls-files '*.scala' '*.sbt' | LC_ALL=C.UTF-8 xargs grep -nE '^.{101,}' || true); \
 	if [ -n "$$long" ]; then echo "Lines over 100 columns:"; echo "$$long"; exit 1; fi
 
+# CI's smoke run of the other lines (docs/spark-lines.md has the timings); empty skips it.
+CI_SMOKE_LINES ?= $(SMOKE_LINES)
+
 test: install fmt-check
 	$(SBT) lifecycle/test
 	$(VENV)/bin/pytest tests -q
+	$(if $(strip $(CI_SMOKE_LINES)),$(MAKE) smoke-lines SMOKE_LINES='$(CI_SMOKE_LINES)')
 
 # The Python tests alone, against the jar already built (no sbt run).
 pytest:

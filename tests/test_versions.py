@@ -13,8 +13,11 @@ import pyspark
 
 import delta_lifecycle
 from delta_lifecycle import maven_coordinate
+from packaging.requirements import Requirement
+
 from delta_lifecycle._version import SCALA_BINARY_VERSION, SPARK_LINE
 from delta_lifecycle.config import delta_maven_coordinate, jar_path
+from delta_lifecycle.lines import SUPPORTED_LINES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -48,9 +51,42 @@ PROPS = versions_properties()
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
 
 
-def test_runtime_pins_equal_versions_properties() -> None:
-    dependencies = pins(PYPROJECT["project"]["dependencies"])
-    assert dependencies == {"pyspark": PROPS["spark"], "delta-spark": PROPS["delta"]}
+def line_versions(line: str) -> Dict[str, str]:
+    """versions.properties' entries of one line: unsuffixed for the primary one."""
+    primary = ".".join(PROPS["spark"].split(".")[:2])
+    suffix = "" if line == primary else f".{line}"
+    return {key: PROPS[key + suffix] for key in ("spark", "scala", "delta")}
+
+
+def test_runtime_requirements_admit_every_line_and_pin_nothing() -> None:
+    """No exact pin; every line's Spark and delta-spark (as sbt builds them) is admitted."""
+    requirements = {
+        r.name: r for r in map(Requirement, PYPROJECT["project"]["dependencies"])
+    }
+    assert set(requirements) == {"pyspark", "delta-spark"}
+    assert not any(
+        spec.operator in ("==", "===") for r in requirements.values() for spec in r.specifier
+    )
+    for line in PROPS["lines"].split(","):
+        versions = line_versions(line)
+        assert requirements["pyspark"].specifier.contains(versions["spark"]), line
+        assert requirements["delta-spark"].specifier.contains(versions["delta"]), line
+    # The next Spark line has no jar yet, so pip must not pick it for the user.
+    assert not requirements["pyspark"].specifier.contains("4.3.0")
+
+
+def test_supported_lines_follow_versions_properties() -> None:
+    """lines.SUPPORTED_LINES is the build's list of lines, with each line's Scala and
+    delta-spark ``major.minor``."""
+    expected = [
+        (
+            line,
+            ".".join(line_versions(line)["scala"].split(".")[:2]),
+            ".".join(line_versions(line)["delta"].split(".")[:2]),
+        )
+        for line in PROPS["lines"].split(",")
+    ]
+    assert [(x.line, x.scala, x.delta_line) for x in SUPPORTED_LINES] == expected
 
 
 def test_test_extra_uses_the_same_pyspark() -> None:

@@ -23,7 +23,8 @@ from delta_lifecycle.config import (
     maven_coordinate,
     spark_configuration,
 )
-from delta_lifecycle.errors import DeltaLifecycleError
+from delta_lifecycle.errors import DeltaLifecycleError, UnsupportedSparkLineError
+from delta_lifecycle.lines import SUPPORTED_LINES, SparkLine, current_line
 from delta_lifecycle.progress import OperationProgress, ProgressCallback, log_progress
 from delta_lifecycle.results import (
     CleanedLogFile,
@@ -48,8 +49,12 @@ __all__ = [
     "ProgressCallback",
     "ProtocolVersion",
     "RedirectStatus",
+    "SUPPORTED_LINES",
+    "SparkLine",
+    "UnsupportedSparkLineError",
     "__version__",
     "configure_spark",
+    "current_line",
     "errors",
     "hadoop_aws_package",
     "jar_path",

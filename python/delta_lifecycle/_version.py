@@ -8,15 +8,16 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-#: The Spark ``major.minor`` line the bundled jar is compiled against; it is part of the
-#: jar's artifact name, as in delta-spark's ``delta-spark_4.2_2.13``.
+#: The primary Spark ``major.minor`` line (the one the tests and CI run on); it is part of
+#: the jar's artifact name, as in delta-spark's ``delta-spark_4.2_2.13``. The package
+#: bundles a jar for every line of ``delta_lifecycle.lines.SUPPORTED_LINES``.
 SPARK_LINE = "4.2"
 
-#: The Scala binary version of the bundled jar.
+#: The Scala binary version of the primary line's jar.
 SCALA_BINARY_VERSION = "2.13"
 
 #: The Maven group the jar is published under (``build/sbt lifecycle/publishM2``).
 MAVEN_GROUP = "io.github.deltalifecycle"
 
-#: The artifact name of the jar, without the version.
+#: The artifact name of the primary line's jar, without the version.
 ARTIFACT_ID = f"delta-lifecycle_{SPARK_LINE}_{SCALA_BINARY_VERSION}"

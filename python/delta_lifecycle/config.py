@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from pyspark.sql import SparkSession
 
-from delta_lifecycle._version import ARTIFACT_ID, MAVEN_GROUP, __version__
+from delta_lifecycle.lines import current_line, installed_delta_version
 
 __all__ = [
     "DELTA_CATALOG",
@@ -40,26 +39,33 @@ DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 #: redirect-aware (tables by name and ``delta.`path``` follow their redirect).
 LIFECYCLE_CATALOG = "io.github.deltalifecycle.sql.LifecycleCatalog"
 
-_JAR_NAME = f"{ARTIFACT_ID}-{__version__}.jar"
-
-
 def jar_path() -> str:
-    """Return the absolute path of the delta-lifecycle jar bundled with this package.
+    """Return the absolute path of the bundled delta-lifecycle jar for the running Spark line.
 
-    Raises ``FileNotFoundError`` when the package was installed without the jar (for
-    example from a checkout where ``make jar`` has not run yet).
+    The package bundles one jar per Spark line; the installed pyspark, delta-spark and
+    Spark's Scala version choose it (:func:`delta_lifecycle.lines.current_line`).
+
+    Raises
+    ------
+    UnsupportedSparkLineError
+        when the installed versions match no bundled line.
+    FileNotFoundError
+        when the package was installed without that line's jar (for example from a
+        checkout where only ``make jar``, the primary line, has run).
 
     Examples
     --------
     >>> jar_path()  # doctest: +SKIP
     '/.../site-packages/delta_lifecycle/jars/delta-lifecycle_4.2_2.13-0.1.0.jar'
     """
-    jar = Path(__file__).resolve().parent / "jars" / _JAR_NAME
+    line = current_line()
+    jar = Path(__file__).resolve().parent / "jars" / line.jar_name
     if not jar.is_file():
         raise FileNotFoundError(
-            f"The delta-lifecycle jar is missing: {jar} does not exist. In a checkout of "
-            "the repository, run `make jar` (it builds the jar with build/sbt and copies it "
-            "into python/delta_lifecycle/jars/), then reinstall the package if it was not "
+            f"The delta-lifecycle jar for Spark {line.line} is missing: {jar} does not exist. "
+            "In a checkout of the repository, run `make jar` (the primary line) or "
+            "`make jars` (every line) to build the jars with build/sbt and copy them into "
+            "python/delta_lifecycle/jars/, then reinstall the package if it was not "
             "installed in editable mode."
         )
     return str(jar)
@@ -83,7 +89,7 @@ def ivy_settings_path() -> str:
 
 
 def maven_coordinate() -> str:
-    """Return the Maven coordinate of the jar this package bundles.
+    """Return the Maven coordinate of this project's jar for the running Spark line.
 
     Use it with ``spark-submit --packages`` (or ``spark.jars.packages``) where the jar is
     published, instead of shipping the bundled file.
@@ -93,31 +99,21 @@ def maven_coordinate() -> str:
     >>> maven_coordinate()
     'io.github.deltalifecycle:delta-lifecycle_4.2_2.13:0.1.0'
     """
-    return f"{MAVEN_GROUP}:{ARTIFACT_ID}:{__version__}"
+    return current_line().maven_coordinate
 
 
 def delta_maven_coordinate() -> str:
     """Return the delta-spark Maven coordinate matching the installed pyspark and delta-spark.
 
-    Computed the way delta-spark's ``configure_spark_with_delta_pip`` does: the artifact
-    name carries pyspark's ``major.minor`` line, the version is the installed delta-spark's.
+    The artifact is the running line's (``delta-spark_2.12`` for Spark 3.5,
+    ``delta-spark_<line>_2.13`` for Spark 4), the version the installed delta-spark's.
 
     Examples
     --------
     >>> delta_maven_coordinate()
     'io.delta:delta-spark_4.2_2.13:4.4.0'
     """
-    import pyspark
-
-    try:
-        delta_version = metadata.version("delta-spark")
-    except metadata.PackageNotFoundError as e:
-        raise RuntimeError(
-            "delta-spark is not installed; install this package's dependencies "
-            "(pip install delta-lifecycle) so the matching delta-spark version is known."
-        ) from e
-    spark_line = ".".join(pyspark.__version__.split(".")[:2])
-    return f"io.delta:delta-spark_{spark_line}_2.13:{delta_version}"
+    return current_line().delta_coordinate(installed_delta_version())
 
 
 def hadoop_version() -> str:

@@ -48,6 +48,7 @@ __all__ = [
     "InvalidArgumentError",
     "UnknownFeatureError",
     "FeatureNotPresentError",
+    "DropNotSupportedOnLineError",
     "DependentFeatureError",
     "FeatureInUseError",
     "FeatureTracesRemainError",
@@ -64,6 +65,7 @@ __all__ = [
     "RedirectInvalidTransitionError",
     "RedirectCopyMismatchError",
     "RedirectNotRoutedError",
+    "UnsupportedSparkLineError",
     "convert_exception",
     "translate_errors",
 ]
@@ -231,6 +233,13 @@ class FeatureNotPresentError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT"
 
 
+class DropNotSupportedOnLineError(DeltaLifecycleError):
+    """The running Spark line's delta-spark cannot remove this feature (deletionVectors on
+    Spark 3.5 with delta-spark 3.3); the message lists what the line can drop."""
+
+    CONDITION = "DELTA_LIFECYCLE_DROP_NOT_SUPPORTED_ON_LINE"
+
+
 class DependentFeatureError(DeltaLifecycleError):
     """Another feature of the table requires this one; drop that one first."""
 
@@ -310,6 +319,35 @@ class RedirectNotRoutedError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED"
 
 
+class UnsupportedSparkLineError(RuntimeError):
+    """The installed pyspark, delta-spark (or Spark's Scala version) form a combination the
+    package has no jar for; raised by :func:`delta_lifecycle.configure_spark` before any
+    session starts. The message names every supported combination.
+
+    Attributes
+    ----------
+    spark_version, delta_version, scala_version:
+        what is installed (``scala_version`` is ``None`` when it could not be read).
+    supported:
+        the supported combinations, as text.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        spark_version: str,
+        delta_version: str,
+        scala_version: Optional[str],
+        supported: str,
+    ) -> None:
+        super().__init__(message)
+        self.spark_version = spark_version
+        self.delta_version = delta_version
+        self.scala_version = scala_version
+        self.supported = supported
+
+
 _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
     cls.CONDITION: cls
     for cls in (
@@ -331,6 +369,7 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         InvalidArgumentError,
         UnknownFeatureError,
         FeatureNotPresentError,
+        DropNotSupportedOnLineError,
         DependentFeatureError,
         FeatureInUseError,
         FeatureTracesRemainError,
@@ -354,10 +393,13 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
 def _condition_of(error: PySparkException) -> Optional[str]:
     # A classic session asks the JVM for the condition; if the gateway is already gone the
     # original exception is more useful to the caller than a second failure.
+    # pyspark 3.5 names it getErrorClass; pyspark 4 getCondition.
+    getter = getattr(error, "getCondition", None) or getattr(error, "getErrorClass", None)
     try:
-        return error.getCondition()
+        value = getter() if getter is not None else None
     except Exception:
         return None
+    return value if isinstance(value, str) else None
 
 
 def _message_of(error: PySparkException, condition: str) -> str:

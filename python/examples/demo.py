@@ -5,7 +5,8 @@ Run it with ``make demo`` (or ``.venv/bin/python python/examples/demo.py`` once
 ``make install`` has run). It starts a local Spark session configured by
 ``configure_spark``, writes a Delta table in a temporary directory, and prints
 ``DESCRIBE PROTOCOL HISTORY`` both as SQL output and as typed Python values. Then it plans
-and runs ``DROP FEATURE deletionVectors`` and shows the protocol history again. Last, it
+and runs ``DROP FEATURE deletionVectors`` (``v2Checkpoint`` on Spark 3.5, whose delta-spark
+3.3 cannot remove deletion vectors) and shows the protocol history again. Last, it
 redirects the table to a new location, writes through the old path, and removes the
 redirect again, which brings the new rows home.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from delta_lifecycle import LifecycleTable, configure_spark
+from delta_lifecycle import LifecycleTable, configure_spark, current_line
 from delta_lifecycle.tables import quote_path
 
 COMMITS = [
@@ -37,8 +38,15 @@ COMMITS = [
         "checkpoint every 2 commits",
         "ALTER TABLE {t} SET TBLPROPERTIES ('delta.checkpointInterval' = '2')",
     ),
+    (
+        "use v2 checkpoints (reader+writer feature)",
+        "ALTER TABLE {t} SET TBLPROPERTIES ('delta.checkpointPolicy' = 'v2')",
+    ),
     ("insert (delta-spark writes a checkpoint here)", "INSERT INTO {t} VALUES (4, 'four')"),
 ]
+
+# delta-spark 3.3 (Spark 3.5) cannot remove deletion vectors (docs/spark-lines.md).
+FEATURE = "v2Checkpoint" if current_line().line == "3.5" else "deletionVectors"
 
 
 def main() -> None:
@@ -68,12 +76,12 @@ def main() -> None:
         for v in lifecycle.protocol_history():
             print(f"  {v}")
 
-        print("\ndrop_feature('deletionVectors', dry_run=True):")
-        for step in lifecycle.drop_feature("deletionVectors", dry_run=True).steps:
+        print(f"\ndrop_feature({FEATURE!r}, dry_run=True):")
+        for step in lifecycle.drop_feature(FEATURE, dry_run=True).steps:
             print(f"  {step}")
-        done = lifecycle.drop_feature("deletionVectors")
+        done = lifecycle.drop_feature(FEATURE)
         print(f"dropped: versions {done.commit_versions}, checkpoints {done.checkpoint_versions}, "
-              f"readable without deletionVectors from version {done.readable_without_feature_from}")
+              f"readable without {FEATURE} from version {done.readable_without_feature_from}")
         spark.sql(f"DESCRIBE PROTOCOL HISTORY {table}").show(truncate=False)
 
         moved = workdir / "events-moved"

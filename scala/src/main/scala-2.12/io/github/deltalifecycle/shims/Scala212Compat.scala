@@ -22,9 +22,17 @@ trait Scala212Compat {
     new Scala212Compat.IterableOnceCompat(xs)
   implicit final def optionCompanionCompat(o: Option.type): Scala212Compat.OptionCompanionCompat =
     new Scala212Compat.OptionCompanionCompat(o)
+
+  // Spark 3.5, the one Scala 2.12 line, names an error's condition getErrorClass only.
+  implicit final def conditionCompat(e: org.apache.spark.SparkThrowable): Scala212Compat.Condition =
+    new Scala212Compat.Condition(e)
 }
 
 object Scala212Compat {
+  final class Condition(private val e: org.apache.spark.SparkThrowable) {
+    def getCondition: String = e.getErrorClass
+  }
+
   final class StringCompat(private val s: String) extends AnyVal {
     def toIntOption: Option[Int] =
       try Some(java.lang.Integer.parseInt(s))

@@ -1,7 +1,8 @@
 package io.github.deltalifecycle.shims
 
-import org.apache.spark.sql.delta.Snapshot
-import org.apache.spark.sql.delta.actions.CommitInfo
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.delta.{RemovableFeature, Snapshot, TableFeature}
+import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
 /** delta-spark calls whose API differs between lines (Spark 3.5: delta-spark 3.3). */
@@ -40,4 +41,61 @@ object DeltaShim {
   /** delta-spark checkpoints `snapshot` of `table` (DeltaTableV2 has no checkpoint in 3.3). */
   def checkpoint(table: DeltaTableV2, snapshot: Snapshot): Unit =
     table.deltaLog.checkpoint(snapshot)
+
+  // ---- DROP FEATURE: delta-spark 3.3's RemovableFeature API -------------------------------------
+
+  /** delta-spark's removable features that only this line's delta-spark can remove: none. */
+  val LineOnlyDroppable: Seq[TableFeature with RemovableFeature] = Nil
+
+  /**
+   * Features DROP FEATURE knows but delta-spark 3.3 cannot remove, with the reason. Its
+   * DeletionVectorsTableFeature is not a RemovableFeature: no pre-downgrade command purges the
+   * deletion vectors, and its readers would not check the history for them.
+   */
+  val NotDroppableOnLine: Map[String, String] = Map(
+    "deletionVectors" ->
+      ("delta-spark 3.3 has no removal steps for deletion vectors " +
+        "(they are removable from delta-spark 3.4 and 4.x)")
+  )
+
+  /** delta-spark 3.3's check that the latest version no longer uses the feature. */
+  def validateDropInvariants(
+      feature: RemovableFeature,
+      table: DeltaTableV2,
+      snapshot: Snapshot
+  ): Boolean = feature.validateRemoval(snapshot)
+
+  /** delta-spark 3.3's check of the retained history for traces of the feature. */
+  def historyContainsFeature(
+      feature: RemovableFeature,
+      spark: SparkSession,
+      table: DeltaTableV2,
+      snapshot: Snapshot
+  ): Boolean = feature.historyContainsFeature(spark, snapshot)
+
+  /** Runs delta-spark 3.3's pre-downgrade command of the feature (it takes no session). */
+  def removeFeatureTraces(
+      feature: RemovableFeature,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ): Unit =
+    feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded()
+
+  /** delta-spark 3.3 adds no actions to a downgrade commit. */
+  def actionsAtDowngrade(feature: RemovableFeature, snapshot: Snapshot): Seq[Action] = Nil
+
+  /**
+   * delta-spark 3.3 removes no table property at the downgrade commit: the pre-downgrade commands
+   * unset what the feature needs unset.
+   */
+  def downgradedMetadata(feature: RemovableFeature, metadata: Metadata): Metadata = metadata
+
+  /**
+   * The barrier size of delta-spark 4.x (which 3.3 does not name): readers fall back up to two
+   * checkpoints, so a third makes them give up before the boundary.
+   */
+  val BarrierCheckpoints: Int = 3
+
+  /** No deletion-vector drop on delta-spark 3.3, so no tombstones. */
+  def generatesDvTombstones: Boolean = false
 }

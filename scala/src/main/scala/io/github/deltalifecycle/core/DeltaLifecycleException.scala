@@ -25,8 +25,8 @@ class DeltaLifecycleException(
       context = Array.empty
     ) {
 
-  override def getCondition: String = condition
-  // Spark's registry does not know these conditions; ours does.
+  // The condition is AnalysisException's error class (getCondition on Spark 4, getErrorClass on
+  // 3.5, which has no getCondition). Spark's registry does not know these conditions; ours does.
   override def getSqlState: String = LifecycleErrorConditions.sqlState(condition)
 }
 
@@ -206,6 +206,17 @@ object LifecycleErrors {
       "feature" -> name,
       "droppable" -> droppable.mkString(", ")
     )
+
+  def dropNotSupportedOnLine(
+      name: String,
+      reason: String,
+      droppable: Seq[String]
+  ): DeltaLifecycleException = error(
+    "DELTA_LIFECYCLE_DROP_NOT_SUPPORTED_ON_LINE",
+    "feature" -> name,
+    "reason" -> reason,
+    "droppable" -> droppable.mkString(", ")
+  )
 
   def featureNotPresent(name: String, table: String, version: Long): DeltaLifecycleException =
     error(

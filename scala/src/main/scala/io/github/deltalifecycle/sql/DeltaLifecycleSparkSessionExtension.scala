@@ -6,6 +6,7 @@ import io.github.deltalifecycle.sql.analysis.{
   ResolveLifecycleStatements,
   RouteRedirectedPaths
 }
+import io.github.deltalifecycle.shims.AnalyzerShim
 import io.github.deltalifecycle.sql.observation.{CommitObserver, DriverFailureWatch, OperationJobs}
 import io.github.deltalifecycle.sql.parser.DeltaLifecycleSqlParser
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
@@ -26,10 +27,11 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
       OperationJobs.register(spark)
       ResolveLifecycleStatements(spark)
     }
-    // The hint batch runs before table resolution: path-based DataFrame access and redirect
-    // property changes must be seen before delta-spark opens the table.
-    extensions.injectHintResolutionRule(InterceptRedirectPropertyChanges)
-    extensions.injectHintResolutionRule(RouteRedirectedPaths)
+    // Before table resolution (Spark 4: the hint batch): path-based DataFrame access and redirect
+    // property changes must be seen before delta-spark opens the table. Spark 3.5 differs
+    // (AnalyzerShim): its path reads arrive resolved, so their routing is a resolution rule.
+    AnalyzerShim.injectBeforeTableResolution(extensions, InterceptRedirectPropertyChanges)
+    AnalyzerShim.injectPathRouting(extensions, RouteRedirectedPaths)
     extensions.injectCheckRule(spark => CheckRedirectRouting(spark).check)
     extensions.injectOptimizerRule(CheckRedirectRouting)
   }

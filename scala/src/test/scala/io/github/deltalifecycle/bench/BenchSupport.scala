@@ -6,7 +6,8 @@ import io.github.deltalifecycle.LifecycleSparkSession
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.DeltaLog
-import org.apache.spark.sql.delta.actions.{AddFile, CommitInfo}
+import io.github.deltalifecycle.shims.DeltaShim
+import org.apache.spark.sql.delta.actions.AddFile
 import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.FileNames
 
@@ -38,22 +39,16 @@ object BenchSupport {
       version: Long,
       adds: Seq[AddFile]
   ): Unit = {
-    val commitInfo = CommitInfo(
+    val commitInfo = DeltaShim.commitInfo(
       time = System.currentTimeMillis(),
       operation = "WRITE",
       inCommitTimestamp = None,
       operationParameters =
         Map("mode" -> "\"Append\"", "partitionBy" -> "\"[]\""), // values are raw JSON
       commandContext = Map.empty[String, String],
-      readVersion = Some(version - 1L),
-      isolationLevel = Some("Serializable"),
-      isBlindAppend = Some(true),
-      operationMetrics = None,
-      userMetadata = None,
-      tags = None,
-      txnId = None,
-      lastManifestCommit = None
-    )
+      readVersion = version - 1L,
+      txnId = java.util.UUID.randomUUID().toString
+    ).copy(isBlindAppend = Some(true))
     store.write(
       FileNames.unsafeDeltaFile(deltaLog.logPath, version),
       Iterator(commitInfo.json) ++ adds.iterator.map(_.json),

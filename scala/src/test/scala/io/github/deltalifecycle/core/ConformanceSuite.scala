@@ -125,9 +125,9 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
       assert(metadataView(actual.metadata) === metadataView(expected.metadata))
       assert(view(reconciler, actual.activeFiles) ===
         view(reconciler, expected.allFiles.collect().toSeq))
-      assert(actual.setTransactions.view.mapValues(_.version).toMap ===
+      assert(actual.setTransactions.map { case (k, t) => k -> t.version }.toMap ===
         expected.setTransactions.map(t => t.appId -> t.version).toMap)
-      assert(actual.domainMetadata.view.mapValues(_.configuration).toMap ===
+      assert(actual.domainMetadata.map { case (k, d) => k -> d.configuration }.toMap ===
         expected.domainMetadata.map(d => d.domain -> d.configuration).toMap)
     }
   }

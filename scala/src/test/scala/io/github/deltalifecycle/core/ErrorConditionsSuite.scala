@@ -27,7 +27,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
    * Every error `LifecycleErrors` builds, from one call of each constructor with sample arguments.
    */
   private lazy val raised: Seq[(String, DeltaLifecycleException)] =
-    classOf[LifecycleErrors.type].getDeclaredMethods.toSeq
+    LifecycleErrors.getClass.getDeclaredMethods.toSeq
       .filter(m =>
         m.getReturnType == classOf[DeltaLifecycleException] &&
           java.lang.reflect.Modifier.isPublic(m.getModifiers)

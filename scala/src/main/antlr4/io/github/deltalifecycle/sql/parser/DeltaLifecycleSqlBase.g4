@@ -4,7 +4,8 @@
  */
 grammar DeltaLifecycleSqlBase;
 
-options { caseInsensitive = true; }
+// Keywords are written upper-case; the lexer reads the text through UpperCaseCharStream, so they
+// match in any case (ANTLR's caseInsensitive option needs 4.10; Spark 3.5 ships 4.9.3).
 
 singleStatement
     : statement SEMICOLON* EOF

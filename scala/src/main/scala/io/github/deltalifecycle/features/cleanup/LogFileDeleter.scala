@@ -4,9 +4,8 @@ import java.io.{Closeable, FileNotFoundException, IOException}
 import java.util.concurrent.{ExecutionException, Executors, ThreadFactory, TimeUnit}
 import java.util.concurrent.atomic.AtomicInteger
 
-import scala.jdk.CollectionConverters._
-
-import org.apache.hadoop.fs.{BulkDelete, FileSystem, Path}
+import io.github.deltalifecycle.shims.BulkDeleteShim
+import org.apache.hadoop.fs.{FileSystem, Path}
 
 /**
  * Deletes log files a page at a time; `delete` returns once every file of the page is gone (or was
@@ -27,10 +26,7 @@ private[cleanup] object LogFileDeleter {
    * S3A's multi-object delete, for example); otherwise single deletes on `threads` threads.
    */
   def open(fs: FileSystem, base: Path, threads: Int): LogFileDeleter = {
-    val bulk =
-      try Some(fs.createBulkDelete(base))
-      catch { case _: UnsupportedOperationException | _: IllegalArgumentException => None }
-    bulk match {
+    BulkDeleteShim.open(fs, base) match {
       case Some(b) if b.pageSize > 1 => new Bulk(fs, b)
       case other =>
         other.foreach(_.close())
@@ -43,11 +39,11 @@ private[cleanup] object LogFileDeleter {
     try fs.delete(path, false) || !fs.exists(path)
     catch { case _: FileNotFoundException => true }
 
-  private final class Bulk(fs: FileSystem, bulk: BulkDelete) extends LogFileDeleter {
+  private final class Bulk(fs: FileSystem, bulk: BulkDeleteShim.Handle) extends LogFileDeleter {
     override val pageSize: Int = bulk.pageSize
 
     override def delete(paths: Seq[Path]): Unit = {
-      val failures = bulk.bulkDelete(paths.asJava).asScala.map(e => e.getKey -> e.getValue)
+      val failures = bulk.delete(paths)
       // What the store reports as not deleted gets one more try on its own; files a bulk delete
       // finds missing are not failures.
       for ((path, reason) <- failures if !deleteOne(fs, path)) {

@@ -3,6 +3,7 @@ package io.github.deltalifecycle.features.dropfeature
 import io.github.deltalifecycle.core._
 import io.github.deltalifecycle.features.cleanup.LogCleanup
 import io.github.deltalifecycle.features.dropfeature.DroppableFeatures.Droppable
+import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
@@ -102,7 +103,7 @@ final class DropFeature(
         val preparation = DroppableFeatures.preparation(feature, head, files)
         if (!truncateHistory) fastDrop(feature, head, preparation)
         // delta-spark's own check of the latest version decides whether preparation is due.
-        else if (!feature.validateDropInvariants(table, table.update()))
+        else if (!DeltaShim.validateDropInvariants(feature, table, table.update()))
           truncationPreparation(feature, head, preparation)
         else historyTruncatingDrop(feature, head)
       }
@@ -230,7 +231,7 @@ final class DropFeature(
       s"check the retained history for ${feature.name}",
       Seq(DropStep(s"check that no retained version uses ${feature.name}", 0))
     ) { _ =>
-      if (feature.historyContainsFeature(spark, table, table.update())) {
+      if (DeltaShim.historyContainsFeature(feature, spark, table, table.update())) {
         // Ready once the newest checkpoint, where the next truncation cuts, is old enough.
         val readyAt = latestCheckpointCommitTime().getOrElse(System.currentTimeMillis())
         throw waitForRetention(
@@ -393,7 +394,7 @@ final class DropFeature(
       crashPoint: String
   ): Step =
     Step(s"prepare (${describe(preparation)})", preparation) { run =>
-      feature.preDowngradeCommand(table).removeFeatureTracesIfNeeded(spark)
+      DeltaShim.removeFeatureTraces(feature, table, spark)
       FaultInjection.step(crashPoint)
       val (files, bytes) = rewritten(head.version, log.tailListing().latestVersion)
       run.filesRewritten = files
@@ -445,7 +446,7 @@ final class DropFeature(
       val snapshot = table.update()
       if (
         !DroppableFeatures.isCheckpointProtection(feature) &&
-        !feature.validateDropInvariants(table, snapshot)
+        !DeltaShim.validateDropInvariants(feature, table, snapshot)
       ) throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
       val protocol =
         if (protect)
@@ -456,7 +457,7 @@ final class DropFeature(
         version => {
           val metadata = downgradedMetadata(feature, snapshot.metadata, protect, version)
           Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
-            feature.actionsToIncludeAtDowngradeCommit(snapshot)
+            DeltaShim.actionsAtDowngrade(feature, snapshot)
         }
       )
     }
@@ -468,7 +469,7 @@ final class DropFeature(
       protect: Boolean,
       version: Long
   ): Metadata = {
-    val withoutProperties = DropTableFeatureUtils.getDowngradedProtocolMetadata(feature, metadata)
+    val withoutProperties = DeltaShim.downgradedMetadata(feature, metadata)
     if (DroppableFeatures.isCheckpointProtection(feature))
       withoutProperties.copy(configuration = withoutProperties.configuration - ProtectionKey)
     else if (protect) ProtectionFeature.metadataWithCheckpointProtection(withoutProperties, version)
@@ -512,7 +513,7 @@ object DropFeature {
    * delta-spark's barrier size: its readers fall back up to two checkpoints, so a third makes them
    * give up before the boundary.
    */
-  val BarrierSize: Int = DropTableFeatureUtils.NUMBER_OF_BARRIER_CHECKPOINTS
+  val BarrierSize: Int = DeltaShim.BarrierCheckpoints
 
   private val ProtectionFeature = CheckpointProtectionTableFeature
   private val ProtectionKey = DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION.key

@@ -3,11 +3,11 @@ package io.github.deltalifecycle.features.dropfeature
 import java.util.Locale
 
 import io.github.deltalifecycle.core.{LifecycleErrors, SnapshotHead}
+import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.sql.delta.{
   CheckConstraintsTableFeature,
   CheckpointProtectionTableFeature,
   ColumnMappingTableFeature,
-  DeletionVectorsTableFeature,
   DeltaConfigs,
   InCommitTimestampTableFeature,
   RemovableFeature,
@@ -19,8 +19,6 @@ import org.apache.spark.sql.delta.{
 }
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 import org.apache.spark.sql.delta.constraints.Constraints
-import org.apache.spark.sql.delta.sources.DeltaSQLConf
-import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 /**
@@ -55,9 +53,9 @@ object DroppableFeatures {
   /**
    * In the order the docs list them. Not `coordinatedCommits-preview`: a table that names it
    * commits through its coordinator, which this project does not write past (CommitCoordination).
+   * deletionVectors comes from the line's shim: delta-spark 3.3 cannot remove it.
    */
-  val Features: Seq[Droppable] = Seq(
-    DeletionVectorsTableFeature,
+  val Features: Seq[Droppable] = DeltaShim.LineOnlyDroppable ++ Seq(
     TypeWideningTableFeature,
     TypeWideningPreviewTableFeature,
     V2CheckpointTableFeature,
@@ -86,6 +84,9 @@ object DroppableFeatures {
         "a redirect feature is removed by ALTER TABLE ... UNSET REDIRECT, " +
           "which first brings back everything written at the destination"
       )
+    }
+    DeltaShim.NotDroppableOnLine.find(_._1.equalsIgnoreCase(name)).foreach { case (f, why) =>
+      throw LifecycleErrors.dropNotSupportedOnLine(f, why, Names)
     }
     byLowerName.getOrElse(
       name.toLowerCase(Locale.ROOT),
@@ -147,7 +148,7 @@ object DroppableFeatures {
         ).toSeq ++
           rewrite("purge deletion vectors", withDvs) ++
           // delta-spark commits this step whenever it is on, even with no tombstone to add.
-          Option.when(SQLConf.get.getConf(DeltaSQLConf.FAST_DROP_FEATURE_GENERATE_DV_TOMBSTONES))(
+          Option.when(DeltaShim.generatesDvTombstones)(
             DropStep(
               "record deletion-vector files as tombstones, " +
                 "so clients without the feature do not vacuum them",

@@ -41,7 +41,7 @@ class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserShim(dele
   override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
 
   override protected def parseOwn(sqlText: String): LogicalPlan = {
-    val lexer = new DeltaLifecycleSqlBaseLexer(CharStreams.fromString(sqlText))
+    val lexer = new DeltaLifecycleSqlBaseLexer(new UpperCaseCharStream(sqlText))
     lexer.removeErrorListeners()
     val parser = new DeltaLifecycleSqlBaseParser(new CommonTokenStream(lexer))
     parser.removeErrorListeners()
@@ -81,7 +81,7 @@ object DeltaLifecycleSqlParser {
   private val lookahead = 64
 
   def isOwnStatement(sqlText: String): Boolean = {
-    val lexer = new DeltaLifecycleSqlBaseLexer(CharStreams.fromString(sqlText))
+    val lexer = new DeltaLifecycleSqlBaseLexer(new UpperCaseCharStream(sqlText))
     lexer.removeErrorListeners()
     val leading = Iterator.continually(lexer.nextToken())
       .takeWhile(_.getType != Token.EOF)
