@@ -138,12 +138,12 @@ object LogCleanup extends Logging {
 
   /**
    * Deletes the plan's files group by group, in its order: all commits, then all checksums, all
-   * compactions, all checkpoints, all sidecars, each group done before the next starts. Within a group the files
-   * go in pages, oldest first, each page done before the next: through the file system's bulk
-   * delete when it has one (`FileSystem.createBulkDelete`, a page being its page size), otherwise
-   * as single deletes on `threads` threads. Files already gone (a re-run) count as deleted; a file
-   * a bulk delete reports as not deleted is deleted again on its own, and fails the cleanup if that
-   * fails too.
+   * compactions, all checkpoints, all sidecars, each group done before the next starts. Within a
+   * group the files go in pages, oldest first, each page done before the next: through the file
+   * system's bulk delete when it has one (`FileSystem.createBulkDelete`, a page being its page
+   * size), otherwise as single deletes on `threads` threads. Files already gone (a re-run) count as
+   * deleted; a file a bulk delete reports as not deleted is deleted again on its own, and fails the
+   * cleanup if that fails too.
    */
   def execute(
       log: TableLog,
@@ -198,8 +198,8 @@ object LogCleanup extends Logging {
   /**
    * Sidecar files (`_delta_log/_sidecars`) that no checkpoint left after the cleanup names and that
    * are older than the cut-off time (a checkpoint being written names its sidecars only once they
-   * are all written, and those are new). They go last, after the checkpoints naming them. A
-   * sidecar is listed under the version of the expired checkpoint naming it, or under the cut-off
+   * are all written, and those are new). They go last, after the checkpoints naming them. A sidecar
+   * is listed under the version of the expired checkpoint naming it, or under the cut-off
    * checkpoint's when none does (left by an interrupted checkpoint). Only tables that have or had
    * V2 checkpoints are looked at, so the others pay no extra listing.
    */
