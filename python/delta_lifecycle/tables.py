@@ -246,9 +246,7 @@ class LifecycleTable:
         dry_run:
             change nothing and return the plans.
         on_progress:
-            receives each change in the progress of the statement's Spark jobs (classic
-            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
-            :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
 
         Returns
         -------
@@ -377,9 +375,7 @@ class LifecycleTable:
         dry_run:
             return the plan and delete nothing.
         on_progress:
-            receives each change in the progress of the statement's Spark jobs (classic
-            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
-            :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
 
         Returns
         -------
@@ -446,9 +442,7 @@ class LifecycleTable:
         dry_run:
             change nothing and return the plan.
         on_progress:
-            receives each change in the progress of the statement's Spark jobs (classic
-            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
-            :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
 
         Returns
         -------
@@ -513,9 +507,7 @@ class LifecycleTable:
         table:
             a session catalog table name to create at the default location.
         on_progress:
-            receives each change in the progress of the statement's Spark jobs (classic
-            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
-            :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
 
         Returns
         -------
@@ -571,9 +563,7 @@ class LifecycleTable:
         Parameters
         ----------
         on_progress:
-            receives each change in the progress of the statement's Spark jobs (classic
-            sessions only); ``None`` logs it on the ``delta_lifecycle.progress`` logger, see
-            :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
 
         Raises
         ------
