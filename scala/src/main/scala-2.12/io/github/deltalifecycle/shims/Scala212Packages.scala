@@ -6,10 +6,12 @@ package io.github.deltalifecycle {
   package features {
     package object cleanup extends shims.Scala212Compat
     package object compaction extends shims.Scala212Compat
+    package object compatibility extends shims.Scala212Compat
     package object dropfeature extends shims.Scala212Compat
   }
 
   package sql {
+    package object observation extends shims.Scala212Compat
     package object parser extends shims.Scala212Compat
     package object routing extends shims.Scala212Compat
   }
