@@ -150,6 +150,8 @@ bench: install
 	$(VENV_PY) bench/plot_objectstore.py
 	$(VENV_PY) bench/driver_memory.py
 	$(VENV_PY) bench/plot_driver_memory.py
+	$(VENV_PY) bench/redirect_copy.py
+	$(VENV_PY) bench/plot_redirect_copy.py
 
 # CI runs these at a size that fits its budget; this runs all of them (about an hour).
 reliability: install
