@@ -37,11 +37,11 @@ def ids(df: Any) -> List[int]:
 
 if stock:
     # Stock delta-spark of the same line: its own extension and catalog, no delta-lifecycle.
-    from delta_lifecycle.lines import current_line, installed_delta_version
+    from delta_lifecycle.lines import current_line
 
     line = current_line()
     spark = (
-        builder.config("spark.jars.packages", line.delta_coordinate(installed_delta_version()))
+        builder.config("spark.jars.packages", line.delta_coordinate())
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
         .getOrCreate()

@@ -12,12 +12,14 @@ from delta_lifecycle.lines import SUPPORTED_LINES, line_for, supported_combinati
 @pytest.mark.parametrize(
     ("spark", "delta", "scala", "artifact", "delta_coordinate"),
     [
-        ("3.5.6", "3.3.2", "2.12", "delta-lifecycle_3.5_2.12", "io.delta:delta-spark_2.12:3.3.2"),
-        ("3.5.3", "3.3.0", None, "delta-lifecycle_3.5_2.12", "io.delta:delta-spark_2.12:3.3.0"),
+        ("3.5.6", "3.3.2", "2.12", "delta-lifecycle_3.5_2.12", "io.delta:delta-spark_2.12:3.3.3"),
+        ("3.5.3", "3.3.0", None, "delta-lifecycle_3.5_2.12", "io.delta:delta-spark_2.12:3.3.3"),
         ("4.0.1", "4.4.0", "2.13", "delta-lifecycle_4.0_2.13", "io.delta:delta-spark_4.0_2.13:4.4.0"),
         ("4.1.3", "4.4.0", "2.13", "delta-lifecycle_4.1_2.13", "io.delta:delta-spark_4.1_2.13:4.4.0"),
         ("4.2.0", "4.4.0", "2.13", "delta-lifecycle_4.2_2.13", "io.delta:delta-spark_4.2_2.13:4.4.0"),
-        ("4.2.1", "4.4.1", None, "delta-lifecycle_4.2_2.13", "io.delta:delta-spark_4.2_2.13:4.4.1"),
+        # PyPI's delta-spark 4.4.1 has no delta-spark_4.2_2.13 on Maven: the built-against
+        # release is loaded.
+        ("4.2.1", "4.4.1", None, "delta-lifecycle_4.2_2.13", "io.delta:delta-spark_4.2_2.13:4.4.0"),
     ],
 )
 def test_supported_combination_picks_its_jar_and_delta_artifact(
@@ -26,7 +28,7 @@ def test_supported_combination_picks_its_jar_and_delta_artifact(
     line = line_for(spark, delta, scala)
     assert line.artifact_id == artifact
     assert line.jar_name == f"{artifact}-{line.maven_coordinate.rsplit(':', 1)[1]}.jar"
-    assert line.delta_coordinate(delta) == delta_coordinate
+    assert line.delta_coordinate() == delta_coordinate
 
 
 @pytest.mark.parametrize(

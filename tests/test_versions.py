@@ -76,22 +76,25 @@ def test_runtime_requirements_admit_every_line_and_pin_nothing() -> None:
 
 
 def test_supported_lines_follow_versions_properties() -> None:
-    """lines.SUPPORTED_LINES is the build's list of lines, with each line's Scala and
-    delta-spark ``major.minor``."""
+    """lines.SUPPORTED_LINES is the build's list of lines, with each line's Scala and the
+    delta-spark release it is built against."""
     expected = [
         (
             line,
             ".".join(line_versions(line)["scala"].split(".")[:2]),
-            ".".join(line_versions(line)["delta"].split(".")[:2]),
+            line_versions(line)["delta"],
         )
         for line in PROPS["lines"].split(",")
     ]
-    assert [(x.line, x.scala, x.delta_line) for x in SUPPORTED_LINES] == expected
+    assert [(x.line, x.scala, x.delta_version) for x in SUPPORTED_LINES] == expected
 
 
-def test_test_extra_uses_the_same_pyspark() -> None:
+def test_test_extra_uses_the_primary_lines_pyspark_and_delta_spark() -> None:
     test_pins = pins(PYPROJECT["project"]["optional-dependencies"]["test"])
     assert test_pins.get("pyspark[connect]") == PROPS["spark"]
+    # The stock sessions of the tests load delta-spark by its Python package's version
+    # (configure_spark_with_delta_pip), so that version must have the line's Maven artifact.
+    assert test_pins.get("delta-spark") == PROPS["delta"]
 
 
 def test_package_version_equals_versions_properties() -> None:

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from pyspark.sql import SparkSession
 
-from delta_lifecycle.lines import current_line, installed_delta_version
+from delta_lifecycle.lines import current_line
 
 __all__ = [
     "DELTA_CATALOG",
@@ -106,14 +106,16 @@ def delta_maven_coordinate() -> str:
     """Return the delta-spark Maven coordinate matching the installed pyspark and delta-spark.
 
     The artifact is the running line's (``delta-spark_2.12`` for Spark 3.5,
-    ``delta-spark_<line>_2.13`` for Spark 4), the version the installed delta-spark's.
+    ``delta-spark_<line>_2.13`` for Spark 4), at the delta-spark release the line's jar is
+    built against (the installed delta-spark may be another patch of it, which may have no
+    Maven artifact for the line: see :class:`~delta_lifecycle.lines.SparkLine`).
 
     Examples
     --------
     >>> delta_maven_coordinate()
     'io.delta:delta-spark_4.2_2.13:4.4.0'
     """
-    return current_line().delta_coordinate(installed_delta_version())
+    return current_line().delta_coordinate()
 
 
 def hadoop_version() -> str:

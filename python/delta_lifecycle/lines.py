@@ -10,8 +10,8 @@ Examples
 --------
 >>> line_for("4.1.3", "4.4.0").artifact_id
 'delta-lifecycle_4.1_2.13'
->>> line_for("3.5.6", "3.3.2").delta_coordinate("3.3.2")
-'io.delta:delta-spark_2.12:3.3.2'
+>>> line_for("3.5.6", "3.3.2").delta_coordinate()
+'io.delta:delta-spark_2.12:3.3.3'
 """
 
 from __future__ import annotations
@@ -45,14 +45,22 @@ class SparkLine:
         Spark's ``major.minor``, e.g. ``"3.5"``.
     scala:
         the Scala binary version of the line's jar (that of the line's pyspark).
-    delta_line:
-        delta-spark's ``major.minor`` the jar is built against, e.g. ``"3.3"``; any patch
-        release of it is accepted.
+    delta_version:
+        the delta-spark release the jar is built against, e.g. ``"3.3.3"``. Any installed
+        patch release of its ``major.minor`` (:attr:`delta_line`) is accepted, and the
+        session loads this release's Maven artifact: it is known to exist for the line,
+        while a newer patch on PyPI may have none (delta-spark 4.4.1 has no
+        ``delta-spark_4.2_2.13``).
     """
 
     line: str
     scala: str
-    delta_line: str
+    delta_version: str
+
+    @property
+    def delta_line(self) -> str:
+        """delta-spark's ``major.minor`` the jar is built against, e.g. ``"3.3"``."""
+        return _major_minor(self.delta_version)
 
     @property
     def artifact_id(self) -> str:
@@ -69,16 +77,17 @@ class SparkLine:
         """This project's Maven coordinate for the line (``spark-submit --packages``)."""
         return f"{MAVEN_GROUP}:{self.artifact_id}:{__version__}"
 
-    def delta_coordinate(self, delta_version: str) -> str:
-        """delta-spark's Maven coordinate for the line: delta-spark names its Spark 3.5
-        artifact ``delta-spark_<scala>`` and its Spark 4 ones ``delta-spark_<line>_<scala>``.
+    def delta_coordinate(self) -> str:
+        """delta-spark's Maven coordinate for the line, at :attr:`delta_version`: delta-spark
+        names its Spark 3.5 artifact ``delta-spark_<scala>`` and its Spark 4 ones
+        ``delta-spark_<line>_<scala>``.
 
-        >>> SparkLine("4.2", "2.13", "4.4").delta_coordinate("4.4.0")
+        >>> SparkLine("4.2", "2.13", "4.4.0").delta_coordinate()
         'io.delta:delta-spark_4.2_2.13:4.4.0'
         """
         if self.line.startswith("3."):
-            return f"io.delta:delta-spark_{self.scala}:{delta_version}"
-        return f"io.delta:delta-spark_{self.line}_{self.scala}:{delta_version}"
+            return f"io.delta:delta-spark_{self.scala}:{self.delta_version}"
+        return f"io.delta:delta-spark_{self.line}_{self.scala}:{self.delta_version}"
 
     def describe(self) -> str:
         """``Spark 3.5 (Scala 2.12) with delta-spark 3.3.x``."""
@@ -87,10 +96,10 @@ class SparkLine:
 
 #: Every line the package bundles a jar for (docs/spark-lines.md), oldest first.
 SUPPORTED_LINES: Tuple[SparkLine, ...] = (
-    SparkLine("3.5", "2.12", "3.3"),
-    SparkLine("4.0", "2.13", "4.4"),
-    SparkLine("4.1", "2.13", "4.4"),
-    SparkLine("4.2", "2.13", "4.4"),
+    SparkLine("3.5", "2.12", "3.3.3"),
+    SparkLine("4.0", "2.13", "4.4.0"),
+    SparkLine("4.1", "2.13", "4.4.0"),
+    SparkLine("4.2", "2.13", "4.4.0"),
 )
 
 
