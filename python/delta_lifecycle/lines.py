@@ -82,6 +82,8 @@ class SparkLine:
         names its Spark 3.5 artifact ``delta-spark_<scala>`` and its Spark 4 ones
         ``delta-spark_<line>_<scala>``.
 
+        Examples
+        --------
         >>> SparkLine("4.2", "2.13", "4.4.0").delta_coordinate()
         'io.delta:delta-spark_4.2_2.13:4.4.0'
         """
@@ -106,6 +108,8 @@ SUPPORTED_LINES: Tuple[SparkLine, ...] = (
 def supported_combinations() -> str:
     """The supported combinations, for messages.
 
+    Examples
+    --------
     >>> supported_combinations().split("; ")[0]
     'Spark 3.5 (Scala 2.12) with delta-spark 3.3.x'
     """
@@ -170,6 +174,8 @@ def installed_scala_binary_version() -> Optional[str]:
     ``SPARK_HOME`` is set, else pyspark's own), read from its ``spark-core_<scala>`` jar;
     ``None`` when no such jar is found.
 
+    Examples
+    --------
     >>> installed_scala_binary_version()  # doctest: +SKIP
     '2.13'
     """
@@ -201,6 +207,8 @@ def installed_delta_version() -> str:
 def current_line() -> SparkLine:
     """The line of the installed pyspark and delta-spark (see :func:`line_for`).
 
+    Examples
+    --------
     >>> current_line().line  # doctest: +SKIP
     '4.2'
     """

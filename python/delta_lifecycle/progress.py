@@ -6,16 +6,18 @@ the statement is running and how many of their tasks finished, and hands each ch
 callback: by default :func:`log_progress`, which logs it at INFO on the
 ``delta_lifecycle.progress`` logger.
 
-    >>> import logging
-    >>> logging.basicConfig(level=logging.INFO)
-    >>> table.set_redirect("s3a://new-bucket/events")
-    INFO:delta_lifecycle.progress:SET REDIRECT on delta.`/data/events`: copy 2000 data files ...: 12 of 64 tasks
-
-    >>> updates = []
-    >>> table.set_redirect("s3a://new-bucket/events", on_progress=updates.append)
-
 Reports need the driver's JVM, so they come from classic sessions only; on Spark Connect the
 statement runs without them (the Spark UI still shows each job's step).
+
+Examples
+--------
+>>> import logging
+>>> logging.basicConfig(level=logging.INFO)
+>>> table.set_redirect("s3a://new-bucket/events")
+INFO:delta_lifecycle.progress:SET REDIRECT on delta.`/data/events`: copy 2000 data files ...
+
+>>> updates = []
+>>> table.set_redirect("s3a://new-bucket/events", on_progress=updates.append)
 """
 
 from __future__ import annotations
