@@ -13,7 +13,7 @@
 #   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
 #   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
 #   make test       install, then the format check, the Scala tests, the Python tests, and the
-#                   smoke suite of the other Spark lines (CI_SMOKE_LINES, empty to skip)
+#                   smoke suite of the other Spark lines (CI_SMOKE_LINES=3.5 etc.; none by default)
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #   make reliability  install, then every reliability matrix at full size (README "Reliability")
