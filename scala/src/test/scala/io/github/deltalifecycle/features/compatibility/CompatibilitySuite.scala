@@ -127,7 +127,8 @@ class CompatibilitySuite extends AnyFunSuite {
     assert(rs.canRead === Access.No && rs.readBlockers === Seq("columnMapping"))
     // Polars 1.33 reads column mapping (checked by tests/test_compatibility_clients.py).
     assert(verdict(columnMapping, "polars").canRead === Access.Yes)
-    // No source says whether DuckDB reads column mapping.
+    // duckdb-delta 0.3: its delta-kernel-rs lets column mapping through, but no source says
+    // whether DuckDB applies it.
     val duck = verdict(columnMapping, "duckdb-delta")
     assert(duck.canRead === Access.Unknown && duck.unknownForRead.contains("columnMapping"))
     assert(verdict(Protocol(1, 2), "duckdb-delta").canRead === Access.Yes)
