@@ -39,7 +39,11 @@ def cell(side: Dict[str, Any], feature: str) -> str:
     # The same rule as FeatureSupport.supports for a feature a table-features protocol names.
     if feature in side.get("supported", []):
         return "✓"
-    if feature in side.get("unsupported", []) or side["unlisted"] == "unsupported":
+    if feature in side.get("unsupported", []):
+        return "✗"
+    if feature in side.get("unknown", []):
+        return "?"
+    if side["unlisted"] == "unsupported":
         return "✗"
     return "?"
 
@@ -51,9 +55,12 @@ def render(data: Dict[str, Any]) -> str:
         "|" + "---|" * len(header),
     ]
     for c in data["clients"]:
-        row = [f"`{c['id']}`", c["versions"], c["evidence"]]
-        row += [f"{cell(c['read'], f)} / {cell(c['write'], f)}" for f in READER_WRITER]
-        row += [cell(c["write"], f) for f in WRITER_ONLY]
+        # A read-only client (Athena) writes no table at all, whatever the features.
+        write = {"unlisted": "unsupported"} if c.get("readOnly") else c["write"]
+        versions = c["versions"] + (" (read-only)" if c.get("readOnly") else "")
+        row = [f"`{c['id']}`", versions, c["evidence"]]
+        row += [f"{cell(c['read'], f)} / {cell(write, f)}" for f in READER_WRITER]
+        row += [cell(write, f) for f in WRITER_ONLY]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(
         [

@@ -115,4 +115,21 @@ class CompatibilityStatementsSuite extends AnyFunSuite with LifecycleSparkSessio
     )
     assert(f.condition === "DELTA_LIFECYCLE_INVALID_ARGUMENT", "a family names several ranges")
   }
+
+  test("a read-only client: DESCRIBE says it cannot write, FOR WRITES is refused, reads work") {
+    val path = deletionVectorTable("read-only-client")
+    val athena = describe(s"delta.`$path`", "FOR 'athena'").head
+    assert(athena.getAs[String]("canRead") === "yes")
+    assert(athena.getAs[String]("canWrite") === "no")
+    assert(strings(athena, "dropForWrite").isEmpty)
+    val before = latestVersion(path)
+    val e = intercept[DeltaLifecycleException](spark.sql(
+      s"ALTER TABLE delta.`$path` DROP FEATURES FOR CLIENT 'athena' FOR WRITES"
+    ))
+    assert(e.condition === "DELTA_LIFECYCLE_INVALID_ARGUMENT")
+    assert(e.getMessage.contains("writes none"))
+    // Nothing blocks its reads, so the read drop has nothing to do.
+    assert(spark.sql(s"ALTER TABLE delta.`$path` DROP FEATURES FOR CLIENT 'athena'").isEmpty)
+    assert(latestVersion(path) === before)
+  }
 }

@@ -7,17 +7,26 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import io.github.deltalifecycle.core.LifecycleErrors
 
-/** What one side (reads or writes) of a client does with table features. */
+/**
+ * What one side (reads or writes) of a client does with table features.
+ *
+ * @param unknown
+ *   features the client knows but accepts or refuses depending on the table's schema or properties
+ *   (Delta Kernel writes to a table with `checkConstraints` only while it has no constraint), so
+ *   the protocol alone cannot say; they stay unknown even under a closed registry
+ */
 final case class FeatureSupport(
     supported: Set[String],
     unsupported: Set[String],
-    unlistedUnsupported: Boolean
+    unlistedUnsupported: Boolean,
+    unknown: Set[String] = Set.empty
 ) {
 
   /** Some(true) supported, Some(false) refused, None unknown. */
   def supports(feature: String, explicitInProtocol: Boolean): Option[Boolean] =
     if (supported.contains(feature)) Some(true)
     else if (unsupported.contains(feature)) Some(false)
+    else if (unknown.contains(feature)) None
     // A closed registry refuses the feature names it does not know; features only implied by a
     // legacy protocol version are checked by version there, so they stay unknown.
     else if (unlistedUnsupported && explicitInProtocol) Some(false)
@@ -27,7 +36,12 @@ final case class FeatureSupport(
 /** A public statement an entry rests on. */
 final case class CapabilitySource(url: String, says: String)
 
-/** One client and version range of the capability file (resources/compatibility/clients.json). */
+/**
+ * One client and version range of the capability file (resources/compatibility/clients.json).
+ *
+ * @param readOnly
+ *   the client has no way to write a Delta table at all (Athena), whatever its protocol
+ */
 final case class ClientCapability(
     id: String,
     family: String,
@@ -38,7 +52,8 @@ final case class ClientCapability(
     maxWriterVersion: Option[Int],
     read: FeatureSupport,
     write: FeatureSupport,
-    sources: Seq[CapabilitySource]
+    sources: Seq[CapabilitySource],
+    readOnly: Boolean = false
 )
 
 /**
@@ -71,7 +86,8 @@ object ClientCapabilities {
         write = support(c.get("write")),
         sources = c.get("sources").elements().asScala.map(s =>
           CapabilitySource(s.get("url").asText(), s.get("says").asText())
-        ).toSeq
+        ).toSeq,
+        readOnly = Option(c.get("readOnly")).exists(_.asBoolean())
       )
     }.toSeq
 
@@ -83,7 +99,12 @@ object ClientCapabilities {
       unlisted == "unsupported" || unlisted == "unknown",
       s"'unlisted' must be 'unsupported' or 'unknown', not '$unlisted'"
     )
-    FeatureSupport(names("supported"), names("unsupported"), unlisted == "unsupported")
+    FeatureSupport(
+      names("supported"),
+      names("unsupported"),
+      unlisted == "unsupported",
+      names("unknown")
+    )
   }
 
   /**

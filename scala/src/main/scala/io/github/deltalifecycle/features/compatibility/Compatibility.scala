@@ -75,6 +75,11 @@ final case class ClientVerdict(
 object Compatibility {
   private val Protection = CheckpointProtectionTableFeature.name
 
+  /**
+   * The write blocker of a client that writes no Delta table (`readOnly` in the capability file).
+   */
+  val ReadOnlyClient = "readOnlyClient"
+
   def evaluate(protocol: Protocol, client: ClientCapability): ClientVerdict = {
     val table = TableFeatureSet.of(protocol)
     val (readBlocked, readUnknown) = side(table.readerSide, client.read)
@@ -87,12 +92,15 @@ object Compatibility {
       versionCheck("minWriterVersion", table.minWriterVersion, client.maxWriterVersion)
     )
     val readBlockers = readVersion.left.toSeq.flatten ++ readBlocked
-    val writeBlockers = writeVersions.flatMap(_.left.toSeq.flatten) ++ writeBlocked
+    // A read-only client writes nothing: no drop helps, so the blocker is the client itself.
+    val writeBlockers =
+      if (client.readOnly) Seq(Compatibility.ReadOnlyClient)
+      else writeVersions.flatMap(_.left.toSeq.flatten) ++ writeBlocked
     val readVersionUnknown = readVersion.exists(known => !known)
     val writeVersionUnknown = writeVersions.exists(_.exists(known => !known))
 
     val protectionWritable = client.write.supports(Protection, explicitInProtocol = true)
-    val dropForWrite = dropOrder(protocol, writeBlocked)
+    val dropForWrite = if (client.readOnly) Nil else dropOrder(protocol, writeBlocked)
     val writeNeedsTruncateHistory = !protectionWritable.contains(true) && dropForWrite.exists(f =>
       f.feature == Protection ||
         TableFeature.featureNameToFeature(f.feature).exists(_.isReaderWriterFeature)
@@ -104,7 +112,7 @@ object Compatibility {
       readBlockers,
       writeBlockers,
       readUnknown,
-      writeUnknown,
+      if (client.readOnly) Nil else writeUnknown,
       dropOrder(protocol, readBlocked),
       dropForWrite,
       writeNeedsTruncateHistory

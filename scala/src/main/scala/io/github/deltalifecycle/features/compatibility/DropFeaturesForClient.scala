@@ -43,6 +43,12 @@ final class DropFeaturesForClient(
             "name one of them"
         )
     }
+    // No drop turns a reader (Athena) into a writer: say so rather than name a pseudo-feature.
+    if (forWrites && entry.readOnly)
+      throw LifecycleErrors.invalidArgument(
+        s"${entry.id} reads Delta tables but writes none, so no feature drop makes " +
+          s"$displayName writable by it. Nothing was changed."
+      )
     val access = if (forWrites) "writable" else "readable"
     val head = log.latestHead()
     val verdict = Compatibility.evaluate(head.protocol, entry)

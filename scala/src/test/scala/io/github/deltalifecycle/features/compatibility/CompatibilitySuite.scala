@@ -29,7 +29,38 @@ class CompatibilitySuite extends AnyFunSuite {
       assert(Set("verified", "documented").contains(c.evidence), c.id)
       assert((c.read.supported intersect c.read.unsupported).isEmpty, c.id)
       assert((c.write.supported intersect c.write.unsupported).isEmpty, c.id)
+      Seq(c.read, c.write).foreach { side =>
+        assert((side.unknown intersect (side.supported ++ side.unsupported)).isEmpty, c.id)
+      }
+      if (c.readOnly) assert(c.write.supported.isEmpty, s"${c.id} is read-only")
     }
+  }
+
+  test("a read-only client reads what its sources list and never writes; no drop helps it") {
+    val v = verdict(features(DeletionVectorsTableFeature), "athena")
+    assert(v.canRead === Access.Yes)
+    assert(v.canWrite === Access.No)
+    assert(v.writeBlockers === Seq(Compatibility.ReadOnlyClient))
+    assert(v.dropForWrite.isEmpty && v.unknownForWrite.isEmpty && !v.writeNeedsTruncateHistory)
+    // Even a legacy protocol that any writer handles.
+    assert(verdict(Protocol(1, 1), "athena").canWrite === Access.No)
+  }
+
+  test("a feature whose check depends on the table's schema stays unknown in a closed registry") {
+    // Delta Kernel 4.4 writes to a table with checkConstraints (and the invariants writer version 3
+    // implies) only while it has no constraint.
+    val constraints = Protocol(1, 3)
+    val kernel = verdict(constraints, "delta-kernel-java-4.4")
+    assert(kernel.canWrite === Access.Unknown)
+    assert(kernel.unknownForWrite === Seq("checkConstraints", "invariants"))
+    // Kernel 3.3 refuses writer versions 3 to 6 outright.
+    assert(verdict(constraints, "delta-kernel-java-3.3").writeBlockers === Seq("checkConstraints"))
+    // delta-kernel-rs does not know checkpointProtection: it reads after a fast drop, not writes.
+    val rs = verdict(features(CheckpointProtectionTableFeature), "delta-kernel-rs-0.27")
+    assert(rs.canRead === Access.Yes && rs.canWrite === Access.No)
+    // Trino reads v2 checkpoints but its writer set does not name them.
+    val trino = verdict(features(V2CheckpointTableFeature), "trino")
+    assert(trino.canRead === Access.Yes && trino.writeBlockers === Seq("v2Checkpoint"))
   }
 
   test("the delta-spark entry of the jar's own line lists exactly features its registry knows") {
@@ -96,7 +127,8 @@ class CompatibilitySuite extends AnyFunSuite {
     assert(rs.canRead === Access.No && rs.readBlockers === Seq("columnMapping"))
     // Polars 1.33 reads column mapping (checked by tests/test_compatibility_clients.py).
     assert(verdict(columnMapping, "polars").canRead === Access.Yes)
-    // No source says whether DuckDB reads column mapping.
+    // duckdb-delta 0.3: its delta-kernel-rs lets column mapping through, but no source says
+    // whether DuckDB applies it.
     val duck = verdict(columnMapping, "duckdb-delta")
     assert(duck.canRead === Access.Unknown && duck.unknownForRead.contains("columnMapping"))
     assert(verdict(Protocol(1, 2), "duckdb-delta").canRead === Access.Yes)
