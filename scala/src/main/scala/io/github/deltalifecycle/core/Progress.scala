@@ -9,7 +9,8 @@ import org.apache.spark.sql.SparkSession
  * to. The jobs also carry the operation in the local property [[Progress.OperationProperty]], by
  * which progress reports outside the UI (the Python package's) tell them from other jobs.
  */
-final class Progress(spark: SparkSession, operation: String, totalSteps: Int) extends Logging {
+final class Progress private (spark: SparkSession, operation: String, totalSteps: Int)
+    extends Logging {
   private var step = 0
 
   def start(what: String): Unit = {
@@ -22,7 +23,7 @@ final class Progress(spark: SparkSession, operation: String, totalSteps: Int) ex
 
   def info(what: String): Unit = logInfo(s"$operation: $what")
 
-  def done(): Unit = {
+  private def done(): Unit = {
     logInfo(s"$operation: done")
     spark.sparkContext.setJobDescription(null)
     spark.sparkContext.setLocalProperty(Progress.OperationProperty, null)
@@ -30,6 +31,17 @@ final class Progress(spark: SparkSession, operation: String, totalSteps: Int) ex
 }
 
 object Progress {
+
+  /**
+   * Runs `body` as `operation` of `totalSteps` steps. The job description and the operation
+   * property are cleared however `body` ends: they are thread-local, and a failed operation must
+   * not lend its name to the jobs the thread runs next.
+   */
+  def run[T](spark: SparkSession, operation: String, totalSteps: Int)(body: Progress => T): T = {
+    val progress = new Progress(spark, operation, totalSteps)
+    try body(progress)
+    finally progress.done()
+  }
 
   /** The local property naming the operation a job runs for. */
   val OperationProperty = "deltaLifecycle.operation"

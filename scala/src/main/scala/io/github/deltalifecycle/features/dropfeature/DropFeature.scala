@@ -349,18 +349,15 @@ final class DropFeature(
     )
 
     val clause = if (plan.mode == DropMode.TruncateHistory) " TRUNCATE HISTORY" else ""
-    val progress =
-      new Progress(
-        spark,
-        s"DROP FEATURE ${plan.feature.name}$clause on $displayName",
-        plan.steps.size
-      )
-    val run = new DropRun(new BarrierCheckpoints(log, table, progress))
-    try plan.steps.foreach { step =>
+    val operation = s"DROP FEATURE ${plan.feature.name}$clause on $displayName"
+    val run = Progress.run(spark, operation, plan.steps.size) { progress =>
+      val run = new DropRun(new BarrierCheckpoints(log, table, progress))
+      plan.steps.foreach { step =>
         progress.start(step.label)
         step.work(run)
       }
-    finally progress.done()
+      run
+    }
     val after = log.latestHead()
     DropFeatureResult(
       feature = plan.feature.name,

@@ -68,26 +68,27 @@ final class SetRedirect(
     if (current.config.exists(isReady(_, enabling))) return nothingToDo(current, spec)
     requireDirectCommitsAt(destPath)
 
-    val progress = new Progress(spark, s"SET REDIRECT on $displayName", 5)
-    progress.start(s"pre-copy the table to $destPath while it accepts writes")
-    val preCopied = preCopy(current, target, destPath, progress)
-    FaultInjection.step("setRedirect.afterPreCopy")
+    val total = Progress.run(spark, s"SET REDIRECT on $displayName", 5) { progress =>
+      progress.start(s"pre-copy the table to $destPath while it accepts writes")
+      val preCopied = preCopy(current, target, destPath, progress)
+      FaultInjection.step("setRedirect.afterPreCopy")
 
-    progress.start("enter ENABLE-REDIRECT-IN-PROGRESS")
-    val enabled = enable(current, target, destPath, enabling)
-    FaultInjection.step("setRedirect.afterEnable")
+      progress.start("enter ENABLE-REDIRECT-IN-PROGRESS")
+      val enabled = enable(current, target, destPath, enabling)
+      FaultInjection.step("setRedirect.afterEnable")
 
-    progress.start(s"copy what the table committed since to $destPath")
-    val copied = copyTable(enabled, destPath, progress, preCopied.map(_._1))
-    val total = preCopied.fold(copied)(p => p._2 + copied)
-    FaultInjection.step("setRedirect.afterCopy")
+      progress.start(s"copy what the table committed since to $destPath")
+      val copied = copyTable(enabled, destPath, progress, preCopied.map(_._1))
+      val copiedInAll = preCopied.fold(copied)(p => p._2 + copied)
+      FaultInjection.step("setRedirect.afterCopy")
 
-    progress.start("register the destination")
-    register(target, destPath)
+      progress.start("register the destination")
+      register(target, destPath)
 
-    progress.start("enter READY")
-    enterReady(enabled, enabling)
-    progress.done()
+      progress.start("enter READY")
+      enterReady(enabled, enabling)
+      copiedInAll
+    }
     report.result(describe(fresh()), total)
   }
 

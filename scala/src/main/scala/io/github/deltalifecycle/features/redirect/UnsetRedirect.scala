@@ -57,18 +57,18 @@ final class UnsetRedirect(
   }
 
   private def cancel(info: RedirectInfo, c: RedirectConfig): RedirectResult = {
-    val progress = new Progress(spark, s"UNSET REDIRECT on $displayName", 1)
-    progress.start("cancel the unfinished redirect")
-    val before = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, info)
-    val (protocolBefore, _) = log.protocolAndMetadataAt(before, log.listingFor(before))
-    val version = LogCommitter.commit(
-      log,
-      info.version,
-      Seq(protocolBefore, RedirectProtocol.withoutProperty(info.metadata)),
-      "UNSET REDIRECT",
-      Map("state" -> RedirectState.Normal, "cancelled" -> true)
-    )
-    progress.done()
+    val version = Progress.run(spark, s"UNSET REDIRECT on $displayName", 1) { progress =>
+      progress.start("cancel the unfinished redirect")
+      val before = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, info)
+      val (protocolBefore, _) = log.protocolAndMetadataAt(before, log.listingFor(before))
+      LogCommitter.commit(
+        log,
+        info.version,
+        Seq(protocolBefore, RedirectProtocol.withoutProperty(info.metadata)),
+        "UNSET REDIRECT",
+        Map("state" -> RedirectState.Normal, "cancelled" -> true)
+      )
+    }
     describe(fresh(sourcePath, displayName)).copy(
       commitVersions = Seq(version),
       steps = Seq(
@@ -80,7 +80,6 @@ final class UnsetRedirect(
   }
 
   private def drop(initial: RedirectInfo, c: RedirectConfig): RedirectResult = {
-    val progress = new Progress(spark, s"UNSET REDIRECT on $displayName", 6)
     val report = new ProcedureReport
     val dropping = c.withState(RedirectState.DropInProgress)
     val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
@@ -89,31 +88,34 @@ final class UnsetRedirect(
       _.requireDirectCommits(destPath.toString, s"bring the redirect of $displayName back from")
     )
 
-    progress.start("enter DROP-REDIRECT-IN-PROGRESS on the source")
-    val source = enterDropInProgress(initial, dropping, report)
-    // Versions up to here are the source's own, shared by both logs; later destination versions
-    // were written at the destination.
-    val redirectedAfter =
-      RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, source, dataChangesAllowed = true)
-    FaultInjection.step("unsetRedirect.afterSourceDrop")
+    val copied = Progress.run(spark, s"UNSET REDIRECT on $displayName", 6) { progress =>
+      progress.start("enter DROP-REDIRECT-IN-PROGRESS on the source")
+      val source = enterDropInProgress(initial, dropping, report)
+      // Versions up to here are the source's own, shared by both logs; later destination
+      // versions were written at the destination.
+      val redirectedAfter =
+        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, source, dataChangesAllowed = true)
+      FaultInjection.step("unsetRedirect.afterSourceDrop")
 
-    progress.start("mark the destination")
-    val lastDestinationData = markDestination(destPath, report)
-    FaultInjection.step("unsetRedirect.afterDestinationMark")
+      progress.start("mark the destination")
+      val lastDestinationData = markDestination(destPath, report)
+      FaultInjection.step("unsetRedirect.afterDestinationMark")
 
-    progress.start("copy back the data written at the destination")
-    val copied = copyBack(destPath, redirectedAfter, lastDestinationData, progress, report)
-    FaultInjection.step("unsetRedirect.afterDataCopy")
+      progress.start("copy back the data written at the destination")
+      val filesCopied =
+        copyBack(destPath, redirectedAfter, lastDestinationData, progress, report)
+      FaultInjection.step("unsetRedirect.afterDataCopy")
 
-    progress.start("replay the destination's commits on the source")
-    replay(source, destPath, redirectedAfter, lastDestinationData, dropping, report)
+      progress.start("replay the destination's commits on the source")
+      replay(source, destPath, redirectedAfter, lastDestinationData, dropping, report)
 
-    progress.start("leave DROP-REDIRECT-IN-PROGRESS: the source is NORMAL")
-    leaveDropInProgress(destPath, lastDestinationData, report)
+      progress.start("leave DROP-REDIRECT-IN-PROGRESS: the source is NORMAL")
+      leaveDropInProgress(destPath, lastDestinationData, report)
 
-    progress.start("checkpoint the source")
-    checkpoint(report)
-    progress.done()
+      progress.start("checkpoint the source")
+      checkpoint(report)
+      filesCopied
+    }
     report.result(describe(fresh(sourcePath, displayName)), copied)
   }
 
