@@ -262,7 +262,9 @@ def test_the_progress_of_an_operations_jobs_reaches_python(spark: SparkSession) 
         sc = spark.sparkContext
         sc.setLocalProperty("deltaLifecycle.operation", "TEST OPERATION")
         sc.setJobDescription("TEST OPERATION: step 1 of 1: wait")
-        spark.range(0, 4, numPartitions=4).foreach(lambda _: time.sleep(1.5))
+        # Tasks of different lengths end seconds apart, so a poll sees the count between
+        # them even when a busy driver delivers task events late and in bursts.
+        spark.range(0, 4, numPartitions=4).foreach(lambda row: time.sleep(1.5 * (row.id + 1)))
 
     def other_job() -> None:
         spark.range(0, 2, numPartitions=2).foreach(lambda _: time.sleep(1.5))
