@@ -12,8 +12,9 @@
 #   make typecheck  mypy --strict on python/delta_lifecycle
 #   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
 #   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
-#   make test       install, then the format check, the Scala tests, the Python tests, and the
-#                   smoke suite of the other Spark lines (CI_SMOKE_LINES=3.5 etc.; none by default)
+#   make test       the venv, the format check, the jars of the primary line and CI_SMOKE_LINES,
+#                   the Scala tests, then the Python tests (PYTEST_WORKERS in parallel) with the
+#                   smoke suite of the other Spark lines (CI_SMOKE_LINES=3.5 etc.; all by default)
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #   make reliability  install, then every reliability matrix at full size (README "Reliability")
@@ -120,19 +121,25 @@ fmt-check:
 	@long=$$(git ls-files '*.scala' '*.sbt' | LC_ALL=C.UTF-8 xargs grep -nE '^.{101,}' || true); \
 	if [ -n "$$long" ]; then echo "Lines over 100 columns:"; echo "$$long"; exit 1; fi
 
-# CI's smoke run of other lines: off by default, since the primary line's suites alone take
-# CI to its 45-minute budget (docs/spark-lines.md has the timings). CI_SMOKE_LINES=3.5 runs
-# the line that differs most; `make smoke-lines` runs them all.
-CI_SMOKE_LINES ?=
+# The other lines whose smoke suite CI runs (tests/test_spark_lines.py): each line's jar is
+# built in the same sbt run as the primary one, and the smoke runs as one more test module in
+# the parallel pytest run. CI_SMOKE_LINES= leaves them out.
+CI_SMOKE_LINES ?= $(filter-out $(SPARK_LINE),$(JAR_LINES))
 
-test: install fmt-check
+# pytest runs test modules in this many worker processes (pytest-xdist; a module and its
+# shared session stay on one worker). The tests mostly wait on JVM starts, subprocess
+# clients and Spark jobs, so three workers keep two cores busy.
+PYTEST_WORKERS ?= 3
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --durations=25
+
+test: venv fmt-check
+	$(MAKE) jars JAR_LINES='$(SPARK_LINE) $(CI_SMOKE_LINES)'
 	$(SBT) lifecycle/test
-	$(VENV)/bin/pytest tests -q
-	$(if $(strip $(CI_SMOKE_LINES)),$(MAKE) smoke-lines SMOKE_LINES='$(CI_SMOKE_LINES)')
+	DELTA_LIFECYCLE_SMOKE_LINES='$(CI_SMOKE_LINES)' $(VENV)/bin/pytest tests -q $(PYTEST_PARALLEL)
 
 # The Python tests alone, against the jar already built (no sbt run).
 pytest:
-	$(VENV)/bin/pytest tests -q
+	$(VENV)/bin/pytest tests -q $(PYTEST_PARALLEL)
 
 demo: install
 	$(VENV_PY) python/examples/demo.py
