@@ -88,10 +88,12 @@ wheel: jars venv
 # cached venv (tests/client_venvs.py); make test runs it for CI_SMOKE_LINES.
 SMOKE_LINES ?= $(filter-out $(SPARK_LINE),$(JAR_LINES))
 
-# Builds only the jars the smoke needs (the primary line's and SMOKE_LINES').
+# Builds only the jars the smoke needs (the primary line's and SMOKE_LINES'); -rA --durations=0
+# print each line's time and where it went.
 smoke-lines: venv
 	$(MAKE) jars JAR_LINES='$(SPARK_LINE) $(SMOKE_LINES)'
-	DELTA_LIFECYCLE_SMOKE_LINES='$(SMOKE_LINES)' $(VENV)/bin/pytest -q tests/test_spark_lines.py
+	DELTA_LIFECYCLE_SMOKE_LINES='$(SMOKE_LINES)' $(VENV)/bin/pytest -q -rA --durations=0 \
+	  tests/test_spark_lines.py
 
 # The full Scala suites on every line, then the smoke suites (docs/spark-lines.md says what
 # fails where).

@@ -3,11 +3,13 @@
 Run by tests/test_spark_lines.py with another line's pyspark and delta-spark (its own venv)
 and this project's package on PYTHONPATH:
 
-    python spark_line_smoke.py <workdir> <session conf as JSON>   # with the extension
-    python spark_line_smoke.py <workdir> <session conf as JSON> stock   # stock delta-spark
+    python spark_line_smoke.py <workdir> <session conf as JSON>
 
-It prints one JSON line (prefixed ``RESULT ``) with what it saw; every check that needs the
-session is an assert here, the checks with other clients are the caller's.
+It runs every statement in a session with the extension, then stops that session and reads
+every table it touched with stock delta-spark (a session without the extension, same JVM). It
+prints one JSON line (prefixed ``RESULT ``) with what it saw, the stock reads under ``stock``;
+every check that needs a session is an assert here, the checks with other clients are the
+caller's.
 """
 
 from __future__ import annotations
@@ -23,47 +25,65 @@ from pyspark.sql import SparkSession
 
 workdir = Path(sys.argv[1])
 conf: Dict[str, str] = json.loads(sys.argv[2])
-stock = len(sys.argv) > 3 and sys.argv[3] == "stock"
 
-builder = SparkSession.builder.master("local[1]").appName("spark-line-smoke")
-for key, value in conf.items():
-    builder = builder.config(key, value)
-builder = builder.config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
+# Seconds spent in each part of the run (session start, each group of statements), reported
+# with the result so a slow line shows where its time goes.
+timings: Dict[str, float] = {}
+_last = [time.monotonic()]
+
+
+def lap(name: str) -> None:
+    now = time.monotonic()
+    timings[name] = round(now - _last[0], 1)
+    _last[0] = now
+
+
+def new_builder() -> Any:
+    """A fresh builder with the test sessions' settings: the stock session must not inherit
+    the extension's settings from the builder configure_spark filled in."""
+    fresh = SparkSession.builder.master("local[1]").appName("spark-line-smoke")
+    for key, value in conf.items():
+        fresh = fresh.config(key, value)
+    return fresh.config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
 
 
 def ids(df: Any) -> List[int]:
     return sorted(int(r[0]) for r in df.select("id").collect())
 
 
-if stock:
-    # Stock delta-spark of the same line: its own extension and catalog, no delta-lifecycle.
-    from delta_lifecycle.lines import current_line
-
-    line = current_line()
+def stock_reads() -> Dict[str, Any]:
+    """Stock delta-spark of the same line reads every table the statements touched: a session
+    with delta-spark's own extension and catalog, no delta-lifecycle."""
     spark = (
-        builder.config("spark.jars.packages", line.delta_coordinate())
+        new_builder()
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
         .getOrCreate()
     )
+    lap("stock_session")
     extensions = spark.conf.get("spark.sql.extensions")
     assert "DeltaLifecycle" not in extensions, extensions
-    out: Dict[str, Any] = {}
+    catalog = spark.conf.get("spark.sql.catalog.spark_catalog")
+    assert catalog == "org.apache.spark.sql.delta.catalog.DeltaCatalog", catalog
+    seen: Dict[str, Any] = {}
     for name in ("dropped", "redirect_src", "redirect_dest", "policy"):
         path = str(workdir / name)
-        out[name] = ids(spark.read.format("delta").load(path))
+        seen[name] = ids(spark.read.format("delta").load(path))
         # Stock delta-spark's own view of the protocol: what it would refuse, it refuses here.
-        out[name + "_features"] = sorted(
+        seen[name + "_features"] = sorted(
             spark.sql(f"DESCRIBE DETAIL delta.`{path}`").collect()[0]["tableFeatures"] or []
         )
-    print("RESULT " + json.dumps(out), flush=True)
-    sys.exit(0)
+    lap("stock_reads")
+    spark.stop()
+    return seen
+
 
 from delta_lifecycle import LifecycleTable, configure_spark, current_line  # noqa: E402
 from delta_lifecycle.errors import DropNotSupportedOnLineError, translate_errors  # noqa: E402
 
 line = current_line()
-spark = configure_spark(builder).getOrCreate()
+spark = configure_spark(new_builder()).getOrCreate()
+lap("session")
 out = {"line": line.line, "spark": spark.version}
 
 
@@ -96,6 +116,7 @@ assert props.get("delta.requireCheckpointProtectionBeforeVersion") == str(
     result.protected_before
 ), props
 sql(f"INSERT INTO delta.`{dropped}` VALUES (10)")
+lap("fast_drop")
 
 # deletionVectors: dropped where the line's delta-spark can remove it, a typed refusal where not.
 dvs = workdir / "dvs"
@@ -111,6 +132,7 @@ try:
 except DropNotSupportedOnLineError as e:
     out["deletion_vectors"] = "refused: " + e.condition
 assert ids(spark.read.format("delta").load(str(dvs))) == [1, 3]
+lap("deletion_vectors")
 
 # TRUNCATE HISTORY: checkpointProtection itself goes with the history before its boundary,
 # once that history is older than the truncation retention (24 hours): age the log files.
@@ -126,6 +148,7 @@ truncated = LifecycleTable.for_path(spark, str(dropped)).drop_feature(
 assert (truncated.mode, truncated.status) == ("truncate-history", "dropped"), truncated
 out["truncate_history_before"] = truncated.history_truncated_before
 assert ids(spark.read.format("delta").load(str(dropped))) == [0, 1, 2, 3, 10]
+lap("truncate_history")
 
 # ---- COMPACT LOG, the post-commit policy, CLEAN LOG -----------------------------------------
 policy = workdir / "policy"
@@ -150,6 +173,7 @@ cleaned = sql(f"ALTER TABLE delta.`{policy}` CLEAN LOG RETAIN 0 HOURS DRY RUN")
 out["clean_log_dry_run_rows"] = len(cleaned)
 sql(f"ALTER TABLE delta.`{policy}` CLEAN LOG")
 assert ids(spark.read.format("delta").load(str(policy))) == list(range(7))
+lap("compaction")
 
 # ---- SET / DESCRIBE / UNSET REDIRECT, routing by name, path and DataFrame -------------------
 src, dest = workdir / "redirect_src", workdir / "redirect_dest"
@@ -187,4 +211,16 @@ assert ids(spark.read.format("delta").load(str(wo_dest))) == [1, 2]
 assert ids(spark.read.format("delta").load(str(dest))) == [1, 2, 3, 4, 5]
 sql("ALTER TABLE events UNSET REDIRECT")
 assert ids(spark.table("events")) == [1, 2, 3, 4, 5]
+lap("redirect")
+
+# Stock delta-spark, in this process: saves a second JVM start and delta-spark's resolution per
+# line. The extension's session and its SparkContext stop; a new SparkContext on the same JVM
+# (whose class path holds the same delta-spark jars) starts a session configured with
+# delta-spark's extension and catalog only, and DeltaLog's JVM-wide cache is emptied so every
+# table is read from storage again, not from a snapshot the extension's session loaded.
+jvm = spark.sparkContext._jvm
+spark.stop()
+jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()
+out["stock"] = stock_reads()
+out["timings"] = timings
 print("RESULT " + json.dumps(out), flush=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -42,10 +43,11 @@ def test_every_supported_line_has_requirements() -> None:
     assert sorted(LINE_REQUIREMENTS) == sorted(line.line for line in SUPPORTED_LINES)
 
 
-def _run(python: Path, workdir: Path, *extra: str) -> Dict[str, Any]:
+def _run(python: Path, workdir: Path) -> Dict[str, Any]:
+    started = time.monotonic()
     run = run_python(
         python,
-        f"import runpy, sys; sys.argv = {[str(SCRIPT), str(workdir), json.dumps(SESSION_CONF), *extra]!r}; "
+        f"import runpy, sys; sys.argv = {[str(SCRIPT), str(workdir), json.dumps(SESSION_CONF)]!r}; "
         f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')",
         env={"PYTHONPATH": str(REPO / "python")},
         timeout=1200,
@@ -53,6 +55,9 @@ def _run(python: Path, workdir: Path, *extra: str) -> Dict[str, Any]:
     results = [l for l in run.stdout.splitlines() if l.startswith("RESULT ")]
     assert run.returncode == 0 and results, (run.stdout[-3000:], run.stderr[-6000:])
     parsed: Dict[str, Any] = json.loads(results[-1][len("RESULT "):])
+    # Where the run's time went (shown by pytest -rA): session start and each statement group.
+    took = time.monotonic() - started
+    print(f"{python.parent.parent.name}: {took:.0f} s, {parsed.get('timings')}")
     return parsed
 
 
@@ -72,8 +77,9 @@ def test_every_statement_on_the_line(line: str, tmp_path: Path) -> None:
         assert seen["deletion_vectors"] == "dropped"
         assert routed["dataframe"] == [1, 2, 3, 4, 5]
 
-    # Stock delta-spark of the same line reads every table the statements touched.
-    stock = _run(python, tmp_path, "stock")
+    # Stock delta-spark of the same line (a session without the extension, started in the same
+    # process once the extension's stopped) read every table the statements touched.
+    stock = seen["stock"]
     assert stock["dropped"] == [0, 1, 2, 3, 10]
     assert "v2Checkpoint" not in stock["dropped_features"]
     assert "checkpointProtection" not in stock["dropped_features"]

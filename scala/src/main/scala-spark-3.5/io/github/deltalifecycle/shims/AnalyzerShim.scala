@@ -2,8 +2,6 @@ package io.github.deltalifecycle.shims
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
-import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
-import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, V2WriteCommand}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -11,7 +9,6 @@ import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.files.TahoeLogFileIndex
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
-import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
  * Where Spark 3.5 lets this project see a plan before delta-spark resolves its tables. It has no
@@ -83,18 +80,8 @@ object AnalyzerShim {
     DataSourceV2Relation.create(d.copy(path = dest, tableIdentifier = None), None, None, options)
 
   /** The session's parser, with `rule` applied to every plan it parses. */
-  private final class RewritingParser(delegate: ParserInterface, rule: Rule[LogicalPlan])
-      extends ParserInterface {
+  private final class RewritingParser(session: ParserInterface, rule: Rule[LogicalPlan])
+      extends DelegatingParser(session) {
     override def parsePlan(sqlText: String): LogicalPlan = rule(delegate.parsePlan(sqlText))
-    override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
-    override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
-    override def parseTableIdentifier(sqlText: String): TableIdentifier =
-      delegate.parseTableIdentifier(sqlText)
-    override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
-      delegate.parseFunctionIdentifier(sqlText)
-    override def parseMultipartIdentifier(sqlText: String): Seq[String] =
-      delegate.parseMultipartIdentifier(sqlText)
-    override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
-    override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
   }
 }

@@ -5,11 +5,12 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.types.StructType
 
 /**
- * The ParserInterface methods that only some Spark lines have, for a parser that takes its own
- * statements and hands the rest to `delegate` (Spark 4.1 and later: parameterized plans and routine
- * parameters).
+ * The ParserInterface methods that only some Spark lines have, for a [[DelegatingParser]] that
+ * takes its own statements (`isOwn`, `parseOwn`) and hands the rest to `delegate` (Spark 4.1 and
+ * later: parameterized plans and routine parameters).
  */
-abstract class ParserShim(delegate: ParserInterface) extends ParserInterface {
+trait ParserShim extends ParserInterface {
+  protected def delegate: ParserInterface
   protected def isOwn(sqlText: String): Boolean
   protected def parseOwn(sqlText: String): LogicalPlan
 

@@ -1,14 +1,11 @@
 package io.github.deltalifecycle.sql.parser
 
-import io.github.deltalifecycle.shims.{ParseErrors, ParserShim}
+import io.github.deltalifecycle.shims.{DelegatingParser, ParseErrors, ParserShim}
 import org.antlr.v4.runtime._
 import org.antlr.v4.runtime.atn.PredictionMode
-import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
-import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.trees.Origin
-import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
  * Parses this project's statements and hands every other statement, untouched, to the parser it
@@ -16,10 +13,12 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * [[DeltaLifecycleSqlParser.OwnStatementPrefixes]], or when it is `ALTER TABLE <name>` followed by
  * one of [[DeltaLifecycleSqlParser.OwnAlterTableActions]]; from then on a syntax error is reported
  * as ours rather than passed on, so `DESCRIBE PROTOCOL HISTORY` without a table fails with a parse
- * error instead of being read by Spark as some other DESCRIBE. The methods that only some Spark
- * lines have are in [[ParserShim]].
+ * error instead of being read by Spark as some other DESCRIBE. The methods every Spark line has are
+ * delegated in [[DelegatingParser]], the ones only some lines have in [[ParserShim]].
  */
-class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserShim(delegate) {
+class DeltaLifecycleSqlParser(session: ParserInterface)
+    extends DelegatingParser(session)
+    with ParserShim {
   import DeltaLifecycleSqlParser._
 
   private val astBuilder = new DeltaLifecycleSqlAstBuilder
@@ -28,17 +27,6 @@ class DeltaLifecycleSqlParser(delegate: ParserInterface) extends ParserShim(dele
     if (isOwnStatement(sqlText)) parseOwn(sqlText) else delegate.parsePlan(sqlText)
 
   override protected def isOwn(sqlText: String): Boolean = isOwnStatement(sqlText)
-
-  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
-  override def parseTableIdentifier(sqlText: String): TableIdentifier =
-    delegate.parseTableIdentifier(sqlText)
-  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
-    delegate.parseFunctionIdentifier(sqlText)
-  override def parseMultipartIdentifier(sqlText: String): Seq[String] =
-    delegate.parseMultipartIdentifier(sqlText)
-  override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
-  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
-  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
 
   override protected def parseOwn(sqlText: String): LogicalPlan = {
     val lexer = new DeltaLifecycleSqlBaseLexer(new UpperCaseCharStream(sqlText))

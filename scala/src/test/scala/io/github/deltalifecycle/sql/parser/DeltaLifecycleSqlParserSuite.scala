@@ -139,11 +139,15 @@ class DeltaLifecycleSqlParserSuite extends AnyFunSuite {
       CompactLogStatement(Seq("t"), None))
   }
 
+  // Spark 3.5's DESCRIBE plans carry output attributes with fresh expression ids on every
+  // parse, so two parses of one statement are compared without the ids.
+  private def withoutIds(plan: LogicalPlan): String = plan.treeString.replaceAll("#\\d+", "#")
+
   /** `sql` is handed to the wrapped parser: the same plan, or the same error, as it gives. */
   private def assertDelegated(sql: String): Unit = {
     val ours = Try(parse(sql))
     Try(CatalystSqlParser.parsePlan(sql)) match {
-      case Success(plan) => assert(ours === Success(plan), sql)
+      case Success(plan) => assert(ours.map(withoutIds) === Success(withoutIds(plan)), sql)
       case Failure(e) => assert(ours.failed.map(_.getMessage) === Success(e.getMessage), sql)
     }
   }
