@@ -53,6 +53,27 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
+#: The modules that take longest (``--durations`` of a CI run), longest first. The parallel
+#: run (pytest-xdist, a module per worker) hands out modules in collection order, so these
+#: start first instead of leaving one worker running alone at the end.
+LONGEST_MODULES = (
+    "test_spark_lines.py",
+    "test_redirect_copy.py",
+    "test_drop_feature_crashes.py",
+    "test_log_crashes.py",
+    "test_concurrent_writers.py",
+    "test_redirect_crashes.py",
+    "test_smoke.py",
+    "test_bad_input.py",
+    "test_drop_feature.py",
+)
+
+
+def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_MODULES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     """A local[2] session with delta-spark and delta-lifecycle, for one test module."""
