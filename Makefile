@@ -130,9 +130,11 @@ CI_SMOKE_LINES ?= $(filter-out $(SPARK_LINE),$(JAR_LINES))
 
 # pytest runs test modules in this many worker processes (pytest-xdist; a module and its
 # shared session stay on one worker). The tests mostly wait on JVM starts, subprocess
-# clients and Spark jobs, so three workers keep two cores busy.
+# clients and Spark jobs, so three workers keep two cores busy. --no-loadscope-reorder keeps
+# the collection order, which starts the longest modules first (tests/conftest.py); xdist
+# would otherwise start the modules with the most tests first.
 PYTEST_WORKERS ?= 3
-PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --durations=25
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 test: venv fmt-check
 	$(MAKE) jars JAR_LINES='$(SPARK_LINE) $(CI_SMOKE_LINES)'

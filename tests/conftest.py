@@ -54,8 +54,9 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
 #: The modules that take longest (``--durations`` of a CI run), longest first. The parallel
-#: run (pytest-xdist, a module per worker) hands out modules in collection order, so these
-#: start first instead of leaving one worker running alone at the end.
+#: run (pytest-xdist, a module per worker, ``--no-loadscope-reorder`` in the Makefile) hands
+#: out modules in collection order, so these start first instead of leaving one worker
+#: running alone at the end.
 LONGEST_MODULES = (
     "test_spark_lines.py",
     "test_redirect_copy.py",
