@@ -126,7 +126,7 @@ fmt-check:
 # The other lines whose smoke suite CI runs (tests/test_spark_lines.py): each line's jar is
 # built in the same sbt run as the primary one, and the smoke runs as one more test module in
 # the parallel pytest run. CI_SMOKE_LINES= leaves them out.
-CI_SMOKE_LINES ?= $(filter-out $(SPARK_LINE),$(JAR_LINES))
+CI_SMOKE_LINES ?= $(SMOKE_LINES)
 
 # pytest runs test modules in this many worker processes (pytest-xdist; a module and its
 # shared session stay on one worker). The tests mostly wait on JVM starts, subprocess
