@@ -1,6 +1,7 @@
 # Builds the jar, installs the Python package around it, runs every test.
 #
 #   make jar        build the jar with build/sbt, publish it to ~/.m2, bundle it into python/
+#                   (python/delta_lifecycle/maven/, a Maven repository: scripts/bundle_jars.py)
 #   make jar-all-lines  build and publish (~/.m2) the jar of every Spark line in JAR_LINES
 #                   (one sbt run), collected in scala/target/lines/ (docs/spark-lines.md)
 #   make jars       jar-all-lines, then bundle every line's jar into python/ (for the wheel)
@@ -21,6 +22,8 @@
 #   make compat-matrix  install, then check every runnable client against the capability file
 #                   (docs/compatibility.md)
 #   make compat-readme  re-render the README's compatibility matrix from the capability file
+#   make cluster-test  install, then the full cluster suite on a standalone cluster on 127.0.0.1
+#                   (tests/cluster/, docs/cluster.md; CI runs tests/cluster/test_cluster.py)
 #   make objectstore  start a local S3-compatible server (MinIO) and print its settings
 #   make objectstore-test  install, then every test on s3a:// tables (docs/object-stores.md)
 #
@@ -39,7 +42,10 @@ SCALA_BINARY := $(shell echo '$(SCALA_VERSION)' | cut -d. -f1-2)
 
 JAR_NAME := delta-lifecycle_$(SPARK_LINE)_$(SCALA_BINARY)-$(PROJECT_VERSION).jar
 BUILT_JAR := scala/target/scala-$(SCALA_BINARY)/$(JAR_NAME)
-BUNDLED_JAR_DIR := python/delta_lifecycle/jars
+# The package carries its jars as a small Maven repository (scripts/bundle_jars.py), which
+# configure_spark hands to Spark's package resolution.
+BUNDLED_REPO := python/delta_lifecycle/maven
+BUNDLE := $(PYTHON) scripts/bundle_jars.py
 
 PYTHON ?= python3
 VENV := .venv
@@ -49,14 +55,12 @@ SBT := build/sbt
 
 .PHONY: jar jar-all-lines jars wheel smoke-lines test-all-lines venv install typecheck fmt fmt-check \
 	test pytest demo bench reliability compat-matrix compat-readme \
-	objectstore objectstore-test clean-jar
+	objectstore objectstore-test cluster-test clean-jar
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
 	@test -f '$(BUILT_JAR)' || { echo "make jar: sbt did not produce $(BUILT_JAR)" >&2; exit 1; }
-	mkdir -p $(BUNDLED_JAR_DIR)
-	rm -f $(BUNDLED_JAR_DIR)/delta-lifecycle_$(SPARK_LINE)_*.jar
-	cp '$(BUILT_JAR)' $(BUNDLED_JAR_DIR)/
+	$(BUNDLE) '$(BUILT_JAR)'
 
 # The line is fixed when sbt loads the build, so one sbt run sets the sparkLine property and
 # reloads before each line (saving a JVM start per line).
@@ -75,9 +79,7 @@ jar-all-lines:
 	ls -l $(LINES_DIR)
 
 jars: jar-all-lines
-	mkdir -p $(BUNDLED_JAR_DIR)
-	rm -f $(BUNDLED_JAR_DIR)/*.jar
-	cp $(LINES_DIR)/delta-lifecycle_*-$(PROJECT_VERSION).jar $(BUNDLED_JAR_DIR)/
+	$(BUNDLE) --clean $(LINES_DIR)/delta-lifecycle_*-$(PROJECT_VERSION).jar
 
 wheel: jars venv
 	rm -rf dist
@@ -101,7 +103,7 @@ test-all-lines: jars venv
 	set -e; for line in $(JAR_LINES); do DELTA_LIFECYCLE_SPARK_LINE=$$line $(SBT) lifecycle/test; done
 	DELTA_LIFECYCLE_SMOKE_LINES='$(SMOKE_LINES)' $(VENV)/bin/pytest -q tests/test_spark_lines.py
 
-# An editable install reads the jar from python/delta_lifecycle/jars/, so a later
+# An editable install reads the jars from python/delta_lifecycle/maven/, so a later
 # `make jar` is picked up without reinstalling.
 venv:
 	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
@@ -164,6 +166,7 @@ bench: install
 	$(VENV_PY) bench/plot_driver_memory.py
 	$(VENV_PY) bench/redirect_copy.py
 	$(VENV_PY) bench/plot_redirect_copy.py
+	$(VENV_PY) bench/cluster.py
 
 # CI runs these at a size that fits its budget; this runs all of them (about an hour).
 reliability: install
@@ -179,8 +182,14 @@ objectstore: venv
 objectstore-test: install
 	DELTA_LIFECYCLE_OBJECTSTORE=1 $(VENV)/bin/pytest -q tests/objectstore
 
+# The full cluster suite: every statement, executor and worker kills, the 3.5 line's smoke on
+# the cluster (its jar too). CI runs only tests/cluster/test_cluster.py.
+cluster-test: venv
+	$(MAKE) jars JAR_LINES='$(SPARK_LINE) 3.5'
+	DELTA_LIFECYCLE_CLUSTER=1 $(VENV)/bin/pytest -q -rA --durations=0 tests/cluster
+
 clean-jar:
-	rm -f $(BUNDLED_JAR_DIR)/*.jar
+	rm -rf $(BUNDLED_REPO)
 
 compat-matrix: install
 	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest tests/test_compatibility_clients.py -v

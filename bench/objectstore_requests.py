@@ -246,13 +246,10 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
     if engine == "stock":
         from delta import configure_spark_with_delta_pip
 
-        from delta_lifecycle.config import ivy_settings_path
-
         builder = (
             builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
             .config("spark.sql.catalog.spark_catalog",
                     "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-            .config("spark.jars.ivySettings", ivy_settings_path())
         )
         spark = configure_spark_with_delta_pip(
             builder, extra_packages=[spec["hadoop_aws"]]).getOrCreate()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,9 @@ from pyspark.sql import SparkSession
 
 from delta_lifecycle import configure_spark, jar_path, spark_configuration
 from delta_lifecycle.config import (
+    BUNDLED_REPOSITORY,
+    bundled_coordinate,
+    bundled_repository_url,
     DELTA_CATALOG,
     LIFECYCLE_CATALOG,
     DELTA_EXTENSION,
@@ -20,9 +25,11 @@ from delta_lifecycle.config import (
 def test_fresh_builder_gets_everything() -> None:
     builder = configure_spark(SparkSession.builder.master("local[1]"))
     options = builder._options
-    assert options["spark.jars"] == jar_path()
-    assert Path(jar_path()).is_file()
-    assert options["spark.jars.packages"] == delta_maven_coordinate()
+    # Every jar comes as a package, so Spark ships them all to the executors; spark.jars
+    # would replace the resolved packages' jars (issue: plain writes failed on a cluster).
+    assert "spark.jars" not in options
+    assert options["spark.jars.packages"] == f"{delta_maven_coordinate()},{bundled_coordinate()}"
+    assert options["spark.jars.repositories"] == bundled_repository_url()
     assert options["spark.sql.extensions"] == f"{DELTA_EXTENSION},{LIFECYCLE_EXTENSION}"
     assert options["spark.sql.catalog.spark_catalog"] == LIFECYCLE_CATALOG
     assert options["spark.master"] == "local[1]"
@@ -41,10 +48,15 @@ def test_existing_values_are_kept_and_extended() -> None:
         .config("spark.sql.extensions", f"com.example.Ext,{DELTA_EXTENSION},com.example.Other")
         .config("spark.sql.catalog.spark_catalog", "com.example.Catalog")
     )
+    builder = builder.config("spark.jars.repositories", "https://repo.example.org/maven")
     options = configure_spark(builder, extra_packages=["org.example:y_2.13:2.0"])._options
-    assert options["spark.jars"] == f"/opt/a.jar,{jar_path()}"
+    assert options["spark.jars"] == "/opt/a.jar"
     assert options["spark.jars.packages"] == (
-        f"org.example:x_2.13:1.0,{delta_maven_coordinate()},org.example:y_2.13:2.0"
+        f"org.example:x_2.13:1.0,{delta_maven_coordinate()},{bundled_coordinate()},"
+        "org.example:y_2.13:2.0"
+    )
+    assert options["spark.jars.repositories"] == (
+        f"https://repo.example.org/maven,{bundled_repository_url()}"
     )
     # Delta's extension stays where the user put it; ours goes last, after it.
     assert options["spark.sql.extensions"] == (
@@ -69,7 +81,7 @@ def test_misplaced_lifecycle_extension_moves_after_delta() -> None:
 def test_explicit_delta_package_wins() -> None:
     pinned = "io.delta:delta-spark_4.2_2.13:4.4.0-custom"
     merged = spark_configuration({"spark.jars.packages": pinned})
-    assert merged["spark.jars.packages"] == pinned
+    assert merged["spark.jars.packages"] == f"{pinned},{bundled_coordinate()}"
 
 
 def test_rejects_non_builders() -> None:
@@ -77,18 +89,36 @@ def test_rejects_non_builders() -> None:
         configure_spark("local[2]")  # type: ignore[arg-type]
 
 
-def test_packages_resolve_from_maven_central_and_the_local_repository_only() -> None:
-    """The bundled Ivy settings name no resolver but the local Maven repository and Maven
-    Central; a session's own settings file wins."""
-    import xml.etree.ElementTree as ET
+def test_bundled_jar_is_a_maven_artifact_of_its_own_build() -> None:
+    """The bundled repository holds the jar and a POM under the coordinate configure_spark
+    asks for; its version is the release plus the jar's digest, so Ivy's cache never serves
+    an earlier build of the same release."""
+    group, artifact, version = bundled_coordinate().split(":")
+    release = BUNDLED_REPOSITORY.joinpath(*group.split("."), artifact, version)
+    jar = release / f"{artifact}-{version}.jar"
+    assert Path(jar_path()) == jar and jar.is_file()
+    assert hashlib.sha256(jar.read_bytes()).hexdigest().startswith(version.split("-", 1)[1])
+    pom = ET.parse(release / f"{artifact}-{version}.pom").getroot()
+    ns = {"m": "http://maven.apache.org/POM/4.0.0"}
+    assert [pom.findtext(f"m:{k}", namespaces=ns) for k in ("groupId", "artifactId", "version")] == [
+        group, artifact, version
+    ]
+    # No dependencies: delta-spark is a package of the session's own.
+    assert pom.find("m:dependencies", ns) is None
+    assert bundled_repository_url() == BUNDLED_REPOSITORY.as_uri()
 
-    merged = spark_configuration({})
-    root = ET.parse(merged["spark.jars.ivySettings"]).getroot()
-    roots = [r.get("root") for r in root.iter("ibiblio")]
-    assert roots == ["file:${user.home}/.m2/repository", "https://repo1.maven.org/maven2/"]
 
-    own = spark_configuration({"spark.jars.ivySettings": "/etc/ivy/mine.xml"})
-    assert own["spark.jars.ivySettings"] == "/etc/ivy/mine.xml"
+def test_a_published_lifecycle_package_wins_over_the_bundled_one() -> None:
+    published = "io.github.deltalifecycle:delta-lifecycle_4.2_2.13:0.1.0"
+    merged = spark_configuration({"spark.jars.packages": published})
+    assert merged["spark.jars.packages"] == f"{published},{delta_maven_coordinate()}"
+    assert "spark.jars.repositories" not in merged
+
+
+def test_ivy_settings_and_jars_are_left_to_the_session() -> None:
+    own = {"spark.jars.ivySettings": "/etc/ivy/mine.xml", "spark.jars": "/opt/a.jar"}
+    merged = spark_configuration(own)
+    assert "spark.jars.ivySettings" not in merged and "spark.jars" not in merged
 
 
 def test_hadoop_aws_follows_the_hadoop_spark_runs_with(

@@ -10,7 +10,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, Tuple
+from contextlib import contextmanager
+from typing import Dict, Iterator, Tuple
 
 import pyspark
 import pytest
@@ -64,13 +65,15 @@ def stop(server: "subprocess.Popen[bytes]") -> None:
         server.wait(timeout=30)
 
 
-@pytest.fixture(scope="module")
-def connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuple[ConnectSession, Path]]:
-    """A Connect server configured with spark_configuration(), and a client session on it."""
-    work = tmp_path_factory.mktemp("connect")
+@contextmanager
+def start_connect_server(
+    work: Path, conf: Dict[str, str], master: str = "local[2]"
+) -> Iterator[ConnectSession]:
+    """A Connect server on ``master`` configured with ``conf`` and spark_configuration(), and
+    a client session on it; both stop when the block ends."""
     port = free_port()
     confs = {
-        **SESSION_CONF,
+        **conf,
         **spark_configuration(),
         "spark.sql.warehouse.dir": str(work / "warehouse"),
         "spark.connect.grpc.binding.address": "127.0.0.1",
@@ -78,7 +81,7 @@ def connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuple[ConnectS
     }
     command = [
         str(Path(pyspark.__file__).parent / "bin" / "spark-submit"),
-        "--master", "local[2]",
+        "--master", master,
         "--class", CONNECT_SERVER_CLASS,
     ]
     for key, value in confs.items():
@@ -97,11 +100,19 @@ def connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuple[ConnectS
     try:
         wait_for_port(port, server, log)
         session = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-        yield session, work
+        yield session
     finally:
         if session is not None:
             session.stop()
         stop(server)
+
+
+@pytest.fixture(scope="module")
+def connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuple[ConnectSession, Path]]:
+    """A local Connect server configured with spark_configuration(), and a client on it."""
+    work = tmp_path_factory.mktemp("connect")
+    with start_connect_server(work, SESSION_CONF) as session:
+        yield session, work
 
 
 def test_protocol_history_over_connect(connect: Tuple[ConnectSession, Path]) -> None:

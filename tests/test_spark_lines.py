@@ -12,7 +12,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import pytest
 from deltalake import DeltaTable
@@ -43,11 +43,16 @@ def test_every_supported_line_has_requirements() -> None:
     assert sorted(LINE_REQUIREMENTS) == sorted(line.line for line in SUPPORTED_LINES)
 
 
-def _run(python: Path, workdir: Path) -> Dict[str, Any]:
+def run_smoke(
+    python: Path, workdir: Path, conf: Optional[Dict[str, str]] = None
+) -> Dict[str, Any]:
+    """Run the smoke script with ``python`` in ``workdir``; ``conf`` (default
+    :data:`SESSION_CONF`) may name a master, such as a standalone cluster's."""
     started = time.monotonic()
+    settings = json.dumps(SESSION_CONF if conf is None else conf)
     run = run_python(
         python,
-        f"import runpy, sys; sys.argv = {[str(SCRIPT), str(workdir), json.dumps(SESSION_CONF)]!r}; "
+        f"import runpy, sys; sys.argv = {[str(SCRIPT), str(workdir), settings]!r}; "
         f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')",
         env={"PYTHONPATH": str(REPO / "python")},
         timeout=1200,
@@ -61,10 +66,18 @@ def _run(python: Path, workdir: Path) -> Dict[str, Any]:
     return parsed
 
 
+def line_python(line: str) -> Path:
+    """The Python of ``line``'s venv (built on first use)."""
+    return client_venv(f"spark-line-{line}", LINE_REQUIREMENTS[line])
+
+
 @pytest.mark.parametrize("line", LINES)
 def test_every_statement_on_the_line(line: str, tmp_path: Path) -> None:
-    python = client_venv(f"spark-line-{line}", LINE_REQUIREMENTS[line])
-    seen = _run(python, tmp_path)
+    assert_smoke_result(line, run_smoke(line_python(line), tmp_path), tmp_path)
+
+
+def assert_smoke_result(line: str, seen: Dict[str, Any], tmp_path: Path) -> None:
+    """What every line's smoke run must have seen, and delta-rs reads its tables."""
     assert seen["line"] == line and seen["spark"].startswith(line), seen
     routed = seen["routed"]
     assert routed["name"] == routed["path"] == [1, 2, 3, 4, 5]

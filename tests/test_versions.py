@@ -109,7 +109,7 @@ def test_jar_coordinates_follow_the_build() -> None:
     assert (SPARK_LINE, SCALA_BINARY_VERSION) == (spark_line, scala_binary)
     artifact = f"delta-lifecycle_{spark_line}_{scala_binary}"
     assert maven_coordinate() == f"io.github.deltalifecycle:{artifact}:{PROPS['project']}"
-    assert Path(jar_path()).name == f"{artifact}-{PROPS['project']}.jar"
+    assert re.fullmatch(rf"{artifact}-{PROPS['project']}-[0-9a-f]{{12}}\.jar", Path(jar_path()).name)
 
 
 def test_installed_environment_matches_the_pins() -> None:

@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from pyspark.sql import SparkSession
 
+from delta_lifecycle._version import MAVEN_GROUP, __version__
 from delta_lifecycle.lines import current_line
 
 __all__ = [
@@ -19,7 +20,9 @@ __all__ = [
     "delta_maven_coordinate",
     "hadoop_aws_package",
     "hadoop_version",
-    "ivy_settings_path",
+    "BUNDLED_REPOSITORY",
+    "bundled_coordinate",
+    "bundled_repository_url",
     "jar_path",
     "maven_coordinate",
     "spark_configuration",
@@ -39,11 +42,35 @@ DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 #: redirect-aware (tables by name and ``delta.`path``` follow their redirect).
 LIFECYCLE_CATALOG = "io.github.deltalifecycle.sql.LifecycleCatalog"
 
+#: The package's jars, one per Spark line, as a small Maven repository (see
+#: :func:`bundled_coordinate`).
+BUNDLED_REPOSITORY = Path(__file__).resolve().parent / "maven"
+
+
+def _bundled_release_dir() -> Path:
+    """The bundled repository's directory of the running line's artifact, whose one
+    version directory holds its jar and POM."""
+    line = current_line()
+    artifact_dir = BUNDLED_REPOSITORY.joinpath(*MAVEN_GROUP.split("."), line.artifact_id)
+    releases = sorted(artifact_dir.glob(f"{__version__}-*")) if artifact_dir.is_dir() else []
+    if len(releases) != 1:
+        raise FileNotFoundError(
+            f"The delta-lifecycle jar for Spark {line.line} is missing: {artifact_dir} holds "
+            f"{len(releases)} builds of release {__version__}, expected one. In a checkout "
+            "of the repository, run `make jar` (the primary line) or `make jars` (every "
+            "line) to build the jars with build/sbt and bundle them into "
+            "python/delta_lifecycle/maven/, then reinstall the package if it was not "
+            "installed in editable mode."
+        )
+    return releases[0]
+
+
 def jar_path() -> str:
     """Return the absolute path of the bundled delta-lifecycle jar for the running Spark line.
 
-    The package bundles one jar per Spark line; the installed pyspark, delta-spark and
-    Spark's Scala version choose it (:func:`delta_lifecycle.lines.current_line`).
+    The package bundles one jar per Spark line, in the Maven repository
+    :data:`BUNDLED_REPOSITORY`; the installed pyspark, delta-spark and Spark's Scala version
+    choose it (:func:`delta_lifecycle.lines.current_line`).
 
     Raises
     ------
@@ -56,36 +83,39 @@ def jar_path() -> str:
     Examples
     --------
     >>> jar_path()  # doctest: +SKIP
-    '/.../site-packages/delta_lifecycle/jars/delta-lifecycle_4.2_2.13-0.1.0.jar'
+    '/.../delta_lifecycle/maven/io/github/deltalifecycle/delta-lifecycle_4.2_2.13/0.1.0-3f0c.../delta-lifecycle_4.2_2.13-0.1.0-3f0c....jar'
     """
-    line = current_line()
-    jar = Path(__file__).resolve().parent / "jars" / line.jar_name
-    if not jar.is_file():
-        raise FileNotFoundError(
-            f"The delta-lifecycle jar for Spark {line.line} is missing: {jar} does not exist. "
-            "In a checkout of the repository, run `make jar` (the primary line) or "
-            "`make jars` (every line) to build the jars with build/sbt and copy them into "
-            "python/delta_lifecycle/jars/, then reinstall the package if it was not "
-            "installed in editable mode."
-        )
-    return str(jar)
+    release = _bundled_release_dir()
+    return str(release / f"{release.parent.name}-{release.name}.jar")
 
 
-def ivy_settings_path() -> str:
-    """Return the Ivy settings file that resolves ``spark.jars.packages`` from the local
-    Maven repository and Maven Central only.
+def bundled_coordinate() -> str:
+    """Return the Maven coordinate of the bundled jar for the running Spark line.
 
-    Spark's built-in resolver chain also asks repos.spark-packages.org; where that host
-    cannot be reached, the first session prints a "Host ... not found" line for every
-    artifact. :func:`configure_spark` uses this file unless ``spark.jars.ivySettings`` is
-    already set.
+    The bundled jars are resolved like any package, so that Spark hands them to every
+    executor together with delta-spark and its dependencies. Their version is the release
+    followed by a digest of the jar: Ivy caches a resolved revision for good, so each build
+    has a revision of its own.
 
     Examples
     --------
-    >>> ivy_settings_path()  # doctest: +SKIP
-    '/.../site-packages/delta_lifecycle/ivysettings.xml'
+    >>> bundled_coordinate()  # doctest: +SKIP
+    'io.github.deltalifecycle:delta-lifecycle_4.2_2.13:0.1.0-3f0c5e9a41d2'
     """
-    return str(Path(__file__).resolve().parent / "ivysettings.xml")
+    release = _bundled_release_dir()
+    return f"{MAVEN_GROUP}:{release.parent.name}:{release.name}"
+
+
+def bundled_repository_url() -> str:
+    """Return the ``file:`` URL of the Maven repository inside the package, for
+    ``spark.jars.repositories`` or ``spark-submit --repositories``.
+
+    Examples
+    --------
+    >>> bundled_repository_url()  # doctest: +SKIP
+    'file:///.../site-packages/delta_lifecycle/maven'
+    """
+    return BUNDLED_REPOSITORY.as_uri()
 
 
 def maven_coordinate() -> str:
@@ -198,11 +228,13 @@ def spark_configuration(
 ) -> Dict[str, str]:
     """Return the Spark settings delta-lifecycle needs, merged into ``existing``.
 
-    The result holds only the settings this function manages (``spark.jars``,
-    ``spark.jars.packages``, ``spark.jars.ivySettings``, ``spark.sql.extensions``,
-    ``spark.sql.catalog.spark_catalog``); see :func:`configure_spark` for how each is merged. Use it where there is no builder
-    to configure, e.g. to pass ``--conf`` options to ``spark-submit`` or to a Spark Connect
-    server::
+    The result holds only the settings this function manages (``spark.jars.packages``,
+    ``spark.jars.repositories``, ``spark.sql.extensions``,
+    ``spark.sql.catalog.spark_catalog``); see :func:`configure_spark` for how each is
+    merged. ``spark.jars`` is never set: a value for it replaces the jars Spark resolves for
+    ``spark.jars.packages``, and the executors of a cluster would then lack delta-spark. Use
+    it where there is no builder to configure, e.g. to pass ``--conf`` options to
+    ``spark-submit`` or to a Spark Connect server::
 
         args = []
         for key, value in spark_configuration().items():
@@ -220,12 +252,15 @@ def spark_configuration(
     the merged values of the managed settings.
     """
     existing = existing or {}
-    jars = _append_unique(_split(existing.get("spark.jars")), [jar_path()])
-
     packages = _split(existing.get("spark.jars.packages"))
-    # A delta-spark the caller pinned explicitly wins over the one derived from pip.
+    repositories = _split(existing.get("spark.jars.repositories"))
+    # A delta-spark the caller pinned explicitly wins over the one derived from pip, and a
+    # published delta-lifecycle artifact (spark-submit --packages) over the bundled one.
     if not any(p.startswith("io.delta:delta-spark_") for p in packages):
         packages.append(delta_maven_coordinate())
+    if not any(p.startswith(f"{MAVEN_GROUP}:delta-lifecycle_") for p in packages):
+        packages.append(bundled_coordinate())
+        repositories = _append_unique(repositories, [bundled_repository_url()])
     packages = _append_unique(packages, extra_packages)
 
     others = [
@@ -236,14 +271,14 @@ def spark_configuration(
     # Delta's own catalog is replaced by ours (a subclass of it); any other choice is kept.
     chosen = existing.get("spark.sql.catalog.spark_catalog")
     catalog = LIFECYCLE_CATALOG if chosen in (None, "", DELTA_CATALOG) else chosen
-    ivy_settings = existing.get("spark.jars.ivySettings") or ivy_settings_path()
-    return {
-        "spark.jars": ",".join(jars),
+    settings = {
         "spark.jars.packages": ",".join(packages),
-        "spark.jars.ivySettings": str(ivy_settings),
         "spark.sql.extensions": ",".join(extensions),
         "spark.sql.catalog.spark_catalog": str(catalog),
     }
+    if repositories:
+        settings["spark.jars.repositories"] = ",".join(repositories)
+    return settings
 
 
 def configure_spark(
@@ -253,12 +288,15 @@ def configure_spark(
 
     The builder gets:
 
-    * the bundled jar appended to ``spark.jars``;
     * delta-spark's Maven coordinate (see :func:`delta_maven_coordinate`; skipped when
-      ``spark.jars.packages`` already names a delta-spark artifact) and
-      ``extra_packages`` appended to ``spark.jars.packages``;
-    * :func:`ivy_settings_path` as ``spark.jars.ivySettings`` unless one is set, so the
-      packages come from the local Maven repository and Maven Central only;
+      ``spark.jars.packages`` already names a delta-spark artifact), the bundled jar's
+      coordinate (see :func:`bundled_coordinate`; skipped when it already names a
+      delta-lifecycle artifact) and ``extra_packages`` appended to
+      ``spark.jars.packages``, and the package's own Maven repository
+      (:func:`bundled_repository_url`) appended to ``spark.jars.repositories``. Spark
+      resolves them all as packages, so on a cluster every executor gets this project's jar
+      and delta-spark with its dependencies. ``spark.jars`` and ``spark.jars.ivySettings``
+      are left as they are;
     * ``spark.sql.extensions`` with Delta's extension and then this project's extension
       last, keeping any other extension already set in its place;
     * this project's catalog (Delta's, made redirect-aware) as ``spark_catalog``, unless

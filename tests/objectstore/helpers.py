@@ -15,7 +15,6 @@ from pyspark.sql import SparkSession
 
 from conftest import SESSION_CONF, STOCK_READ_IDS_BODY, run_for_result
 from delta_lifecycle import hadoop_aws_package
-from delta_lifecycle.config import ivy_settings_path
 from objectstore.server import ObjectStore
 
 #: CI runs the smoke module only; ``DELTA_LIFECYCLE_OBJECTSTORE=1`` (``make
@@ -115,9 +114,6 @@ def run_stock_script(
     script.write_text(STOCK_S3_PREAMBLE + textwrap.dedent(body))
     settings: Dict[str, Any] = {
         **s3_session_conf(store),
-        # Only where packages come from: Maven Central and the local caches, as for the
-        # extension's own sessions; the stock session gets nothing else of this project.
-        "spark.jars.ivySettings": ivy_settings_path(),
         "extra_packages": [hadoop_aws_package()],
     }
     result = run_for_result([str(script), *args, json.dumps(settings)])

@@ -1,0 +1,57 @@
+"""A session set up by configure_spark, started fresh in its own process as a user's program
+would start it: standard output holds only what the program printed (a script whose stdout is
+data must not get Ivy's lines), and every jar, this project's and delta-spark's with its
+dependencies, is one Spark hands to executors (``spark.jars`` set by the builder used to
+replace them: issue 23)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from conftest import SESSION_CONF
+from delta_lifecycle.config import bundled_coordinate, delta_maven_coordinate
+
+PROGRAM = textwrap.dedent(
+    """
+    import json, sys
+    from pyspark.sql import SparkSession
+    from delta_lifecycle import configure_spark
+
+    builder = SparkSession.builder.master("local[1]")
+    for k, v in json.loads(sys.argv[1]).items():
+        builder = builder.config(k, v)
+    spark = configure_spark(builder).getOrCreate()
+    jars = spark.sparkContext._jsc.sc().listJars()
+    names = [jars.apply(i).rsplit("/", 1)[-1] for i in range(jars.size())]
+    path = sys.argv[2]
+    spark.range(3).write.format("delta").save(path)
+    rows = spark.sql(f"DESCRIBE PROTOCOL HISTORY delta.`{path}`").count()
+    spark.stop()
+    print(json.dumps({"jars": names, "history_rows": rows}))
+    """
+)
+
+
+def test_stdout_holds_only_the_programs_output_and_every_jar_is_shipped(tmp_path: Path) -> None:
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM)
+    run = subprocess.run(
+        [sys.executable, str(script), json.dumps(SESSION_CONF), str(tmp_path / "t")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    # The program printed one JSON line, and nothing else reached standard output.
+    lines = run.stdout.splitlines()
+    assert len(lines) == 1, run.stdout
+    seen = json.loads(lines[0])
+    assert seen["history_rows"] == 1
+
+    _, artifact, version = bundled_coordinate().split(":")
+    delta_artifact = delta_maven_coordinate().split(":")[1]
+    assert f"io.github.deltalifecycle_{artifact}-{version}.jar" in seen["jars"]
+    assert any(n.startswith(f"io.delta_{delta_artifact}-") for n in seen["jars"])
+    assert any(n.startswith("io.delta_delta-storage-") for n in seen["jars"])
