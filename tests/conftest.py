@@ -59,6 +59,7 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 #: running alone at the end.
 LONGEST_MODULES = (
     "test_spark_lines.py",
+    "test_cluster.py",
     "test_redirect_copy.py",
     "test_drop_feature_crashes.py",
     "test_log_crashes.py",

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import FrozenSet, List, Optional
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 import pyspark
 import pytest
@@ -67,37 +67,7 @@ JOB = textwrap.dedent(
     reason=f"{M2_ARTIFACT} is missing: run `make jar` (build/sbt lifecycle/publishM2) first",
 )
 def test_spark_submit_with_packages(tmp_path: Path) -> None:
-    shutil.rmtree(IVY_CACHE_ENTRY, ignore_errors=True)
-    job = tmp_path / "job.py"
-    job.write_text(JOB)
-    table = tmp_path / "submitted table"
-    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    confs = {
-        **SESSION_CONF,
-        "spark.sql.extensions": f"{DELTA_EXTENSION},{LIFECYCLE_EXTENSION}",
-        "spark.sql.catalog.spark_catalog": LIFECYCLE_CATALOG,
-        "spark.sql.warehouse.dir": str(tmp_path / "warehouse"),
-    }
-    command = [
-        str(spark_submit),
-        "--master", "local[2]",
-        "--packages", f"{maven_coordinate()},{delta_maven_coordinate()}",
-    ]
-    for key, value in confs.items():
-        command += ["--conf", f"{key}={value}"]
-    command += [str(job), str(table)]
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
-
-    run = subprocess.run(
-        command, capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-6000:]
-    # The jar came from the local Maven repository that publishM2 fills.
-    assert f"found {MAVEN_GROUP}#{ARTIFACT_ID};{__version__} in local-m2-cache" in run.stderr
-
-    assert "minReaderVersion" in run.stdout  # the df.show() header
-    rows = [json.loads(line[4:]) for line in run.stdout.splitlines() if line.startswith("ROW ")]
-    log = read_log(table)
+    rows, log = submit_job(tmp_path, "local[2]", SESSION_CONF)
     assert log[-1].protocol != log[0].protocol, "the job should have upgraded the protocol"
     assert len(rows) == len(log) == 3
     for row, expected in zip(rows, log):
@@ -116,6 +86,44 @@ def test_spark_submit_with_packages(tmp_path: Path) -> None:
             ],
         )
         assert actual == expected
+
+
+def submit_job(
+    tmp_path: Path, master: str, conf: Dict[str, str]
+) -> Tuple[List[Dict[str, Any]], List[LogVersion]]:
+    """spark-submit :data:`JOB` on ``master`` with ``--packages`` (this project's published
+    coordinate and delta-spark's) and ``conf``; return the rows it printed and the log of
+    the table it wrote."""
+    shutil.rmtree(IVY_CACHE_ENTRY, ignore_errors=True)
+    job = tmp_path / "job.py"
+    job.write_text(JOB)
+    table = tmp_path / "submitted table"
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    confs = {
+        **conf,
+        "spark.sql.extensions": f"{DELTA_EXTENSION},{LIFECYCLE_EXTENSION}",
+        "spark.sql.catalog.spark_catalog": LIFECYCLE_CATALOG,
+        "spark.sql.warehouse.dir": str(tmp_path / "warehouse"),
+    }
+    command = [
+        str(spark_submit),
+        "--master", master,
+        "--packages", f"{maven_coordinate()},{delta_maven_coordinate()}",
+    ]
+    for key, value in confs.items():
+        command += ["--conf", f"{key}={value}"]
+    command += [str(job), str(table)]
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+
+    run = subprocess.run(
+        command, capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-6000:]
+    # The jar came from the local Maven repository that publishM2 fills.
+    assert f"found {MAVEN_GROUP}#{ARTIFACT_ID};{__version__} in local-m2-cache" in run.stderr
+    assert "minReaderVersion" in run.stdout  # the df.show() header
+    rows = [json.loads(line[4:]) for line in run.stdout.splitlines() if line.startswith("ROW ")]
+    return rows, read_log(table)
 
 
 def as_set(names: Optional[List[str]]) -> Optional[FrozenSet[str]]:

@@ -1,6 +1,7 @@
 """The Spark lines delta-lifecycle ships a jar for, and which one is running.
 
-The package bundles one jar per Spark line (``jars/delta-lifecycle_<line>_<scala>-<version>.jar``)
+The package bundles one jar per Spark line (in its Maven repository ``maven/``, see
+:func:`delta_lifecycle.config.bundled_coordinate`)
 and requires no exact pyspark or delta-spark version: :func:`current_line` reads the installed
 pyspark, delta-spark and Spark's Scala version, and picks the line whose jar and
 delta-spark artifact match. Any other combination raises
@@ -69,7 +70,8 @@ class SparkLine:
 
     @property
     def jar_name(self) -> str:
-        """The file name of the line's bundled jar."""
+        """The file name of the line's jar as sbt builds and publishes it (the bundled copy
+        carries a digest in its version: :func:`delta_lifecycle.config.bundled_coordinate`)."""
         return f"{self.artifact_id}-{__version__}.jar"
 
     @property

@@ -190,3 +190,17 @@ def test_spark_connect_server_on_the_cluster(
     assert json.loads(json.dumps(stock_read_ids({"t": (str(path), None)}, tmp_path)))["t"] == [
         1, 3
     ]
+
+
+def test_spark_submit_with_packages_on_the_cluster(
+    cluster: StandaloneCluster, tmp_path: Path
+) -> None:
+    """The README's ``spark-submit --packages`` (the published coordinate, from ~/.m2) with
+    the cluster as master: a Delta write and this project's statement in the job."""
+    from test_spark_submit import M2_ARTIFACT, submit_job
+
+    if not M2_ARTIFACT.is_file():
+        pytest.skip(f"{M2_ARTIFACT} is missing: run `make jar` first")
+    rows, log = submit_job(tmp_path, cluster.url, {
+        **CLUSTER_SESSION_CONF, "spark.ui.enabled": "false"})
+    assert len(rows) == len(log) == 3
