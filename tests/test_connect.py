@@ -16,6 +16,7 @@ from typing import Dict, Iterator, Tuple
 import pyspark
 import pytest
 
+from cluster.standalone import free_port
 from conftest import SESSION_CONF
 from deltalog import assert_history_matches_log
 from delta_lifecycle import LifecycleTable, spark_configuration
@@ -27,13 +28,6 @@ from pyspark.sql.connect.session import SparkSession as ConnectSession  # noqa: 
 
 CONNECT_SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 STARTUP_TIMEOUT_S = 300
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def wait_for_port(port: int, server: "subprocess.Popen[bytes]", log: Path) -> None:
