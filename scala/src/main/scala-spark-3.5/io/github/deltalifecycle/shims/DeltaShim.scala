@@ -44,19 +44,11 @@ object DeltaShim {
 
   // ---- DROP FEATURE: delta-spark 3.3's RemovableFeature API -------------------------------------
 
-  /** delta-spark's removable features that only this line's delta-spark can remove: none. */
-  val LineOnlyDroppable: Seq[TableFeature with RemovableFeature] = Nil
-
   /**
-   * Features DROP FEATURE knows but delta-spark 3.3 cannot remove, with the reason. Its
-   * DeletionVectorsTableFeature is not a RemovableFeature: no pre-downgrade command purges the
-   * deletion vectors, and its readers would not check the history for them.
+   * What this project drops beyond the features delta-spark 3.3 declares removable: nothing yet
+   * (deletionVectors, rowTracking and domainMetadata are not removable in delta-spark 3.3).
    */
-  val NotDroppableOnLine: Map[String, String] = Map(
-    "deletionVectors" ->
-      ("delta-spark 3.3 has no removal steps for deletion vectors " +
-        "(they are removable from delta-spark 3.4 and 4.x)")
-  )
+  val ProjectDroppable: Seq[TableFeature with RemovableFeature] = Nil
 
   /** delta-spark 3.3's check that the latest version no longer uses the feature. */
   def validateDropInvariants(

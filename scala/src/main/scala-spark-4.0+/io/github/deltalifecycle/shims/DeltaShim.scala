@@ -3,7 +3,6 @@ package io.github.deltalifecycle.shims
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.{
   CatalogOwnedTableFeature,
-  DeletionVectorsTableFeature,
   RemovableFeature,
   Snapshot,
   TableFeature
@@ -49,11 +48,11 @@ object DeltaShim {
 
   // ---- DROP FEATURE: delta-spark's RemovableFeature API ----------------------------------------
 
-  /** delta-spark's removable features that only this line's delta-spark can remove. */
-  val LineOnlyDroppable: Seq[TableFeature with RemovableFeature] = Seq(DeletionVectorsTableFeature)
-
-  /** Features DROP FEATURE knows but this line's delta-spark cannot remove: none on delta 4.4. */
-  val NotDroppableOnLine: Map[String, String] = Map.empty
+  /**
+   * What this project drops beyond the features delta-spark 4.4 declares removable: nothing, it
+   * declares every feature this project can remove.
+   */
+  val ProjectDroppable: Seq[TableFeature with RemovableFeature] = Nil
 
   /** delta-spark's check that the latest version no longer uses the feature. */
   def validateDropInvariants(

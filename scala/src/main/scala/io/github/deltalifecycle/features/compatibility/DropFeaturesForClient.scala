@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.compatibility
 
-import io.github.deltalifecycle.core.{LifecycleErrors, TableLog}
+import io.github.deltalifecycle.core.{LifecycleErrors, SnapshotHead}
 import io.github.deltalifecycle.features.dropfeature.{
   DropFeature,
   DropFeatureResult,
@@ -12,7 +12,6 @@ import io.github.deltalifecycle.features.dropfeature.{
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
-import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
  * `ALTER TABLE t DROP FEATURES FOR CLIENT 'c' [FOR WRITES] [TRUNCATE HISTORY] [DRY RUN]`: every
@@ -27,8 +26,9 @@ final class DropFeaturesForClient(
     catalogTable: Option[CatalogTable],
     displayName: String
 ) {
-  private val log = TableLog.forPath(SparkInternals.newHadoopConf(spark), tablePath)
-  private def dropper = new DropFeature(spark, tablePath, catalogTable, displayName)
+  // One handle for every feature of the plan: its log reads the latest version before each drop.
+  private val dropper = new DropFeature(spark, tablePath, catalogTable, displayName)
+  private def log = dropper.log
 
   def run(
       client: String,
@@ -71,10 +71,12 @@ final class DropFeaturesForClient(
       // checkpointProtection itself goes; writer features have no history to truncate.
       val truncate = DroppableFeatures.isCheckpointProtection(feature) ||
         (truncateHistory && DroppableFeatures.needsBarrier(feature))
-      if (dryRun) Some(plannedDrop(name, truncate))
+      // Each drop starts from the version the previous one left (the plan's first from `head`).
+      val latest = if (dryRun || name == plan.head.feature) head else log.latestHead()
+      if (dryRun) Some(plannedDrop(latest, name, truncate))
       // A re-run after a crash: what an earlier run dropped is gone.
-      else if (!DroppableFeatures.isPresent(log.latestHead().protocol, feature)) None
-      else Some(dropper.run(name, truncate, dryRun = false))
+      else if (!DroppableFeatures.isPresent(latest.protocol, feature)) None
+      else Some(dropper.run(latest, name, truncate, dryRun = false))
     }
   }
 
@@ -82,11 +84,14 @@ final class DropFeaturesForClient(
    * DROP FEATURE's own plan, when the feature can be dropped from the table as it is now; a feature
    * that other features of the plan still depend on is planned after them, without figures.
    */
-  private def plannedDrop(name: String, truncate: Boolean): DropFeatureResult = {
-    val head = log.latestHead()
+  private def plannedDrop(
+      head: SnapshotHead,
+      name: String,
+      truncate: Boolean
+  ): DropFeatureResult = {
     val feature = DroppableFeatures.lookup(name)
     if (DroppableFeatures.dependents(head.protocol, feature).isEmpty)
-      dropper.run(name, truncate, dryRun = true)
+      dropper.run(head, name, truncate, dryRun = true)
     else DropFeatureResult(
       feature = name,
       mode = if (truncate) DropMode.TruncateHistory else DropMode.Fast,

@@ -9,6 +9,7 @@ import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.hadoop.fs.{FileUtil, Path}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import org.apache.spark.sql.delta.util.FileNames
 
 /**
  * Checkpoints on top of empty commits: the barrier of the Checkpoint Protection RFC, and the fresh
@@ -85,7 +86,7 @@ final class BarrierCheckpoints(
 
   private def copy(from: LogCheckpoint, version: Long): LogCheckpoint = {
     val source = from.files.head.status.getPath
-    val target = new Path(log.logPath, f"$version%020d.checkpoint.parquet")
+    val target = FileNames.checkpointFileSingular(log.logPath, version)
     val temp = new Path(log.logPath, s".${target.getName}.${UUID.randomUUID()}.tmp")
     try {
       FileUtil.copy(log.fs, source, log.fs, temp, false, log.hadoopConf)

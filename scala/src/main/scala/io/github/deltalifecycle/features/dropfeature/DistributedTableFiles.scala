@@ -1,8 +1,8 @@
 package io.github.deltalifecycle.features.dropfeature
 
-import org.apache.spark.sql.{Row, SparkSession}
+import io.github.deltalifecycle.shims.ReorgShim
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.delta.Snapshot
-import org.apache.spark.sql.delta.commands.DeltaRewriteTypeWideningOperation
 import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum, when}
 
 /**
@@ -10,12 +10,12 @@ import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum, when}
  * state: the driver receives a few numbers, never the files. A table of millions of files costs the
  * driver what delta-spark's own DESCRIBE DETAIL costs it.
  */
-final class DistributedTableFiles(spark: SparkSession, snapshot: () => Snapshot)
+final class DistributedTableFiles(snapshot: Snapshot)
     extends TableFiles {
 
   private lazy val tallies: Row = {
     val withDv = col("deletionVector").isNotNull
-    snapshot().allFiles.toDF().agg(
+    snapshot.allFiles.toDF().agg(
       count(lit(1)),
       coalesce(sum(col("size")), lit(0L)),
       count(when(withDv, lit(1))),
@@ -28,14 +28,14 @@ final class DistributedTableFiles(spark: SparkSession, snapshot: () => Snapshot)
   def withDeletionVectors: FileTally = FileTally(tallies.getLong(2), tallies.getLong(3))
 
   /**
-   * delta-spark's own file filter decides, reading Parquet footers. It takes the files as a local
-   * list, as delta-spark's REORG does when it rewrites them, so this one figure costs driver memory
-   * in proportion to the table; only a table whose schema records type changes asks for it.
+   * delta-spark's own file filter decides, reading Parquet footers in the tasks of a Spark job over
+   * the snapshot's distributed file list (task-safe on a cluster, see ReorgShim); the driver
+   * receives the two totals. Only a table whose schema records type changes asks for it.
    */
   def writtenNarrower: FileTally = {
-    val current = snapshot()
-    val files = new DeltaRewriteTypeWideningOperation()
-      .filterFilesToReorg(spark, current, current.allFiles.collect().toSeq)
-    FileTally(files.size.toLong, files.iterator.map(_.size).sum)
+    val totals = ReorgShim.filesWrittenWithOtherTypes(snapshot)
+      .agg(count(lit(1)), coalesce(sum(col("size")), lit(0L)))
+      .head()
+    FileTally(totals.getLong(0), totals.getLong(1))
   }
 }

@@ -73,11 +73,21 @@ final class DropFeature(
 ) {
   import DropFeature._
 
-  private val log = TableLog.forPath(SparkInternals.newHadoopConf(spark), tablePath)
+  /** The table's log, for callers that plan around the drop from the same handle. */
+  val log: TableLog = TableLog.forPath(SparkInternals.newHadoopConf(spark), tablePath)
   private lazy val table = DeltaTableV2(spark, tablePath, catalogTable)
 
-  def run(featureName: String, truncateHistory: Boolean, dryRun: Boolean): DropFeatureResult = {
-    val head = log.latestHead()
+  /**
+   * Drops `featureName` from the table as `head` (its latest version, read once by the caller)
+   * shows it. For a feature with a preview spelling (typeWidening), the one the table has is
+   * dropped; the result's `feature` names it.
+   */
+  def run(
+      head: SnapshotHead,
+      featureName: String,
+      truncateHistory: Boolean,
+      dryRun: Boolean
+  ): DropFeatureResult = {
     // Before the name: on such a table no drop is possible, whichever feature it names.
     CommitCoordination.requireDirectCommits(
       displayName,
@@ -85,7 +95,7 @@ final class DropFeature(
       head.metadata,
       "drop a feature from"
     )
-    val feature = DroppableFeatures.lookup(featureName)
+    val feature = DroppableFeatures.resolve(featureName, head.protocol)
     if (!DroppableFeatures.isPresent(head.protocol, feature))
       throw LifecycleErrors.featureNotPresent(feature.name, displayName, head.version)
     val dependents = DroppableFeatures.dependents(head.protocol, feature)
@@ -99,12 +109,13 @@ final class DropFeature(
       } else {
         if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
           throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
-        val files = new DistributedTableFiles(spark, () => table.update())
-        val preparation = DroppableFeatures.preparation(feature, head, files)
-        if (!truncateHistory) fastDrop(feature, head, preparation)
+        val snapshot = table.update()
+        val preparation = FeaturePreparation(feature, table, spark)
+        val planned = preparation.plan(snapshot, new DistributedTableFiles(snapshot))
+        if (!truncateHistory) fastDrop(feature, head, preparation, planned)
         // delta-spark's own check of the latest version decides whether preparation is due.
-        else if (!DeltaShim.validateDropInvariants(feature, table, table.update()))
-          truncationPreparation(feature, head, preparation)
+        else if (!DeltaShim.validateDropInvariants(feature, table, snapshot))
+          truncationPreparation(feature, head, preparation, planned)
         else historyTruncatingDrop(feature, head)
       }
     execute(plan, dryRun)
@@ -121,17 +132,18 @@ final class DropFeature(
   private def fastDrop(
       feature: Droppable,
       head: SnapshotHead,
-      preparation: Seq[DropStep]
+      preparation: FeaturePreparation,
+      planned: Seq[DropStep]
   ): DropPlan = {
     val barrier = DroppableFeatures.needsBarrier(feature)
     val downgradeVersion =
-      head.version + preparation.map(_.commits).sum + (if (barrier) BarrierSize else 0) + 1
+      head.version + planned.map(_.commits).sum + (if (barrier) BarrierSize else 0) + 1
     val downgradeReport =
       if (barrier) s"commit the protocol without ${feature.name}, with ${ProtectionFeature.name} " +
         s"and $ProtectionKey = $downgradeVersion"
       else s"commit the protocol without ${feature.name}"
     val steps =
-      Seq(prepare(feature, head, preparation, crashPoint = "dropFeature.afterPreparation")) ++
+      Seq(prepare(head, preparation, planned, crashPoint = "dropFeature.afterPreparation")) ++
         Option.when(barrier)(writeBarrier) ++
         Seq(downgrade(
           feature,
@@ -162,7 +174,8 @@ final class DropFeature(
   private def truncationPreparation(
       feature: Droppable,
       head: SnapshotHead,
-      preparation: Seq[DropStep]
+      preparation: FeaturePreparation,
+      planned: Seq[DropStep]
   ): DropPlan = {
     val stop = Step(
       "stop until the truncation retention has passed",
@@ -181,9 +194,9 @@ final class DropFeature(
       head.version,
       Seq(
         prepare(
-          feature,
           head,
           preparation,
+          planned,
           crashPoint = "dropFeature.truncateHistory.afterPreparation"
         ),
         checkpointOnEmptyCommit(
@@ -385,13 +398,13 @@ final class DropFeature(
   // ---- the steps the flows share ------------------------------------------------------------
 
   private def prepare(
-      feature: Droppable,
       head: SnapshotHead,
-      preparation: Seq[DropStep],
+      preparation: FeaturePreparation,
+      planned: Seq[DropStep],
       crashPoint: String
   ): Step =
-    Step(s"prepare (${describe(preparation)})", preparation) { run =>
-      DeltaShim.removeFeatureTraces(feature, table, spark)
+    Step(s"prepare (${describe(planned)})", planned) { run =>
+      preparation.run()
       FaultInjection.step(crashPoint)
       val (files, bytes) = rewritten(head.version, log.tailListing().latestVersion)
       run.filesRewritten = files

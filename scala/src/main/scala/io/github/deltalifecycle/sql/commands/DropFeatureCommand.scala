@@ -1,6 +1,5 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.core.TableLog
 import io.github.deltalifecycle.features.compatibility.DropImpact
 import io.github.deltalifecycle.features.dropfeature.{DropFeature, DropFeatureResult, DropMode}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
@@ -20,17 +19,13 @@ case class DropFeatureCommand(
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    // Judged on the protocol before the drop; reading it first costs one protocol read.
-    val before = TableLog.forPath(table.hadoopConf(spark), table.path).latestHead().protocol
-    val r = new DropFeature(
-      spark,
-      table.path,
-      table.catalogTable,
-      table.displayName
-    ).run(feature, truncateHistory, dryRun)
+    val dropper = new DropFeature(spark, table.path, table.catalogTable, table.displayName)
+    // One read of the latest version: the drop plans from it, the impact is judged on it.
+    val head = dropper.log.latestHead()
+    val r = dropper.run(head, feature, truncateHistory, dryRun)
     if (!dryRun)
       table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
-    Seq(DropFeatureCommand.row(r, DropImpact.of(before, r.feature)))
+    Seq(DropFeatureCommand.row(r, DropImpact.of(head.protocol, r.feature)))
   }
 }
 

@@ -9,7 +9,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog
-import org.apache.spark.sql.connector.catalog.CatalogPlugin
+import org.apache.spark.sql.connector.catalog.{CatalogPlugin, TableCatalog}
 import org.apache.spark.util.SerializableConfiguration
 
 /**
@@ -31,6 +31,10 @@ object SparkInternals {
 
   def currentCatalogName(spark: SparkSession): String =
     sessionState(spark).catalogManager.currentCatalog.name
+
+  /** The session catalog (`spark_catalog`), a table catalog in every session. */
+  def sessionTableCatalog(spark: SparkSession): TableCatalog =
+    sessionState(spark).catalogManager.v2SessionCatalog.asInstanceOf[TableCatalog]
 
   def currentNamespace(spark: SparkSession): Array[String] =
     sessionState(spark).catalogManager.currentNamespace

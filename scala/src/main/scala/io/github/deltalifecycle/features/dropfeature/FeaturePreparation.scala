@@ -1,0 +1,213 @@
+package io.github.deltalifecycle.features.dropfeature
+
+import scala.jdk.CollectionConverters._
+
+import io.github.deltalifecycle.features.dropfeature.DroppableFeatures.Droppable
+import io.github.deltalifecycle.shims.{DeltaShim, ReorgShim}
+import org.apache.spark.sql.{Encoders, SparkSession}
+import org.apache.spark.sql.catalyst.analysis.ResolvedTable
+import org.apache.spark.sql.connector.catalog.Identifier
+import org.apache.spark.sql.delta.{
+  DeletionVectorsTableFeature,
+  DeltaConfigs,
+  DeltaOperations,
+  Snapshot,
+  TableFeature,
+  TypeWideningPreviewTableFeature,
+  TypeWideningTableFeature
+}
+import org.apache.spark.sql.delta.actions.{DeletionVectorDescriptor, RemoveFile}
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import org.apache.spark.sql.delta.commands.{
+  AlterTableUnsetPropertiesDeltaCommand,
+  DeltaOptimizeContext,
+  DeltaReorgOperation,
+  OptimizeTableCommand
+}
+import org.apache.spark.sql.delta.deltalifecycle.DeltaInternals
+import org.apache.spark.sql.deltalifecycle.SparkInternals
+import org.apache.spark.sql.functions.col
+
+/**
+ * The preparation of a drop: the steps that remove a feature's traces from the latest version
+ * before the downgrade. DRY RUN reports [[plan]] and the drop runs [[run]]; both come from the same
+ * object, so what is planned is what runs.
+ */
+sealed trait FeaturePreparation {
+
+  /** The commits the preparation makes on `snapshot`, in order, with the files it rewrites. */
+  def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep]
+
+  /** Runs the preparation on the latest version; a no-op once no trace is left. */
+  def run(): Unit
+}
+
+/**
+ * For every feature the preparation is delta-spark's pre-downgrade command, except deletionVectors
+ * and typeWidening: delta-spark 4.4's commands for those run a REORG whose file filter asks for a
+ * SparkSession inside its tasks, which fails on any cluster whose executors are other JVMs. For
+ * those two, the same steps are built from delta-spark's public pieces (its property unsetting, its
+ * OPTIMIZE machinery with a task-safe REORG file filter, its transactions), in the order
+ * delta-spark runs them. Each step commits on its own and checks the latest version first, so a
+ * re-run after a crash carries on where the last run stopped.
+ */
+object FeaturePreparation {
+
+  def apply(feature: Droppable, table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
+    (feature: TableFeature) match {
+      case DeletionVectorsTableFeature => new DeletionVectorPurge(feature, table, spark)
+      case TypeWideningTableFeature | TypeWideningPreviewTableFeature =>
+        new TypeChangeRemoval(feature, table, spark)
+      case _ => new DeltaSparkPreparation(feature, table, spark)
+    }
+
+  /**
+   * delta-spark's own pre-downgrade command. What it does is delta-spark's to decide, so the plan
+   * says only whether it is due (delta-spark's check of the latest version) and counts it as one
+   * commit, which it is for every feature that needs only its properties changed; the run's result
+   * reports the versions it really wrote.
+   */
+  private final class DeltaSparkPreparation(
+      feature: Droppable,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ) extends FeaturePreparation {
+    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
+      if (DeltaShim.validateDropInvariants(feature, table, snapshot)) Nil
+      else Seq(DropStep(
+        s"remove the traces of ${feature.name} with delta-spark's own preparation " +
+          "(its pre-downgrade command decides what it rewrites)",
+        1
+      ))
+
+    def run(): Unit = DeltaShim.removeFeatureTraces(feature, table, spark)
+  }
+
+  /**
+   * Stop new deletion vectors (unset the property), rewrite the files that have them (REORG PURGE),
+   * then record the deletion-vector files still within the tombstone retention as tombstones, so a
+   * client without the feature does not vacuum a file an older version still needs.
+   */
+  private final class DeletionVectorPurge(
+      feature: Droppable,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ) extends FeaturePreparation {
+    private val property = DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key
+
+    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] = {
+      val purge =
+        if (DeltaShim.validateDropInvariants(feature, table, snapshot)) Nil
+        else DropStep(s"unset $property", 1) +:
+          rewrite("purge deletion vectors", files.withDeletionVectors).toSeq
+      purge ++
+        Option.when(DeltaShim.generatesDvTombstones)(DropStep(
+          "record deletion-vector files as tombstones, " +
+            "so clients without the feature do not vacuum them",
+          1
+        ))
+    }
+
+    def run(): Unit = {
+      if (!DeltaShim.validateDropInvariants(feature, table, table.update())) {
+        unsetProperty(table, property, spark)
+        reorg(table, ReorgShim.purge, spark)
+      }
+      if (DeltaShim.generatesDvTombstones) commitDvTombstones(table)
+    }
+  }
+
+  /**
+   * Stop new type changes (unset the property), rewrite the files written with a narrower type
+   * (REORG REWRITE_TYPE_WIDENING), then remove the type-change records from the schema.
+   */
+  private final class TypeChangeRemoval(
+      feature: Droppable,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ) extends FeaturePreparation {
+    private val property = DeltaConfigs.ENABLE_TYPE_WIDENING.key
+
+    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
+      if (DeltaShim.validateDropInvariants(feature, table, snapshot)) Nil
+      else Seq(DropStep(s"unset $property", 1)) ++ (
+        if (!DeltaInternals.hasTypeChanges(snapshot.schema)) Nil
+        else rewrite("rewrite files written with a narrower type", files.writtenNarrower).toSeq :+
+          DropStep("remove the type-change records from the schema", 1)
+      )
+
+    def run(): Unit = {
+      if (DeltaShim.validateDropInvariants(feature, table, table.update())) return
+      unsetProperty(table, property, spark)
+      if (DeltaInternals.hasTypeChanges(table.update().schema)) {
+        reorg(table, ReorgShim.typeWideningRewrite, spark)
+        val txn = table.startTransaction()
+        val (schema, changed) = DeltaInternals.withoutTypeChanges(txn.metadata.schema)
+        txn.commit(
+          Seq(txn.metadata.copy(schemaString = schema.json)),
+          DeltaOperations.UpdateColumnMetadata("DROP FEATURE", changed)
+        )
+      }
+    }
+  }
+
+  /** A REORG's commit, when it has files to rewrite. */
+  private def rewrite(what: String, tally: FileTally): Option[DropStep] =
+    Option.when(tally.files > 0)(
+      DropStep(s"$what: rewrite ${tally.files} files", 1, tally.files, tally.bytes)
+    )
+
+  /**
+   * delta-spark's tombstones for deletion-vector files: every file a remove within the retention
+   * references, unless a remove of that file is already there. A Spark job finds them; only their
+   * paths reach the driver.
+   */
+  private def commitDvTombstones(table: DeltaTableV2): Unit = {
+    val snapshot = table.update()
+    val dataPath = table.deltaLog.dataPath
+    val inlineMarker = DeletionVectorDescriptor.INLINE_DV_MARKER
+    val dvFiles = snapshot.tombstones
+      .filter(col("deletionVector").isNotNull)
+      .flatMap { remove =>
+        val dv = remove.deletionVector
+        if (dv.storageType == inlineMarker) None else ReorgShim.relativeDvPath(dv, dataPath)
+      }(Encoders.STRING)
+      .toDF("path")
+      .distinct()
+    val recorded = snapshot.tombstones.filter(col("deletionVector").isNull).select("path")
+    val now = table.deltaLog.clock.getTimeMillis()
+    val tombstones = dvFiles.join(recorded, Seq("path"), "left_anti").as(Encoders.STRING)
+      .toLocalIterator().asScala
+      .map(path => RemoveFile(path, Some(now), dataChange = false))
+      .toList
+    table.startTransaction(Some(snapshot)).commit(tombstones, ReorgShim.DvTombstonesOperation)
+  }
+
+  private def unsetProperty(table: DeltaTableV2, key: String, spark: SparkSession): Unit =
+    AlterTableUnsetPropertiesDeltaCommand(
+      table,
+      Seq(key),
+      ifExists = true,
+      fromDropFeatureCommand = true
+    ).run(spark)
+
+  /** delta-spark's REORG: its OPTIMIZE rewrites the files `operation` picks. */
+  private def reorg(table: DeltaTableV2, operation: DeltaReorgOperation, spark: SparkSession) = {
+    // OPTIMIZE reads only the table from its target, never the catalog or the name; the session
+    // catalog stands in, whatever the current catalog is.
+    val target = ResolvedTable.create(
+      SparkInternals.sessionTableCatalog(spark),
+      Identifier.of(Array.empty, table.name()),
+      table
+    )
+    OptimizeTableCommand(
+      target,
+      Nil,
+      DeltaOptimizeContext(
+        reorg = Some(operation),
+        minFileSize = Some(0L),
+        maxDeletedRowsRatio = Some(0d)
+      )
+    )(zOrderBy = Nil).run(spark)
+  }
+}
