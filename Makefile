@@ -45,7 +45,7 @@ BUILT_JAR := scala/target/scala-$(SCALA_BINARY)/$(JAR_NAME)
 # The package carries its jars as a small Maven repository (scripts/bundle_jars.py), which
 # configure_spark hands to Spark's package resolution.
 BUNDLED_REPO := python/delta_lifecycle/maven
-BUNDLE := $(PYTHON) scripts/bundle_jars.py
+BUNDLE = $(PYTHON) scripts/bundle_jars.py
 
 PYTHON ?= python3
 VENV := .venv
