@@ -1,4 +1,5 @@
-"""A crash inside COMPACT LOG, CLEAN LOG or the post-commit policy leaves a table every
+"""A crash inside COMPACT LOG, CLEAN LOG or the post-commit policy (its compactions, the
+merges of its levels and the removal of covered compactions) leaves a table every
 reader reads with the same rows, and running the statement again (for the policy: the next
 commit) completes it.
 
@@ -134,12 +135,14 @@ class PolicyCrash:
     stderr: str
 
 
-@pytest.fixture(scope="module")
-def policy_crashes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, PolicyCrash]:
-    workdir = tmp_path_factory.mktemp("policy-crashes")
-    script = write_crash_script(workdir / "appending.py", APPENDING_WITH_POLICY)
-    for step in POLICY_STEPS:
-        spark.sql(f"CREATE TABLE delta.`{workdir / step}` (id BIGINT) USING delta TBLPROPERTIES ({POLICY_PROPERTIES})")
+def crash_appending(
+    spark: SparkSession, workdir: Path, body: str, properties: str, steps: List[str]
+) -> Dict[str, PolicyCrash]:
+    """One table per step (created with ``properties``), each appended to by ``body`` in a
+    process that halts at that step."""
+    script = write_crash_script(workdir / "appending.py", body)
+    for step in steps:
+        spark.sql(f"CREATE TABLE delta.`{workdir / step}` (id BIGINT) USING delta TBLPROPERTIES ({properties})")
 
     def crash(step: str) -> PolicyCrash:
         path = workdir / step
@@ -148,7 +151,13 @@ def policy_crashes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
         return PolicyCrash(step, path, run.halted, appended, run.stderr)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return {c.step: c for c in pool.map(crash, POLICY_STEPS)}
+        return {c.step: c for c in pool.map(crash, steps)}
+
+
+@pytest.fixture(scope="module")
+def policy_crashes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, PolicyCrash]:
+    return crash_appending(spark, tmp_path_factory.mktemp("policy-crashes"), APPENDING_WITH_POLICY,
+                           POLICY_PROPERTIES, POLICY_STEPS)
 
 
 def policy_settled(path: Path) -> bool:
@@ -164,13 +173,87 @@ def policy_settled(path: Path) -> bool:
     return len(pending) < 2 and all(p.stat().st_size < 8000 for p in pending)
 
 
+# ---- the levels: merging compactions into wider ones, removing the covered ones ---------
+
+#: Levels of 3 and 9 commits; covered compactions go at once (no reader runs in these tests).
+LEVELS_PROPERTIES = (
+    "'deltaLifecycle.logCompaction.interval' = '3', 'delta.checkpointInterval' = '50', "
+    "'deltaLifecycle.logCompaction.coveredRetentionHours' = '0'"
+)
+LEVELS_BATCHES = 10
+#: At version 8: level 1 ``6..8``, the merge into level 2 ``0..8``, then the removal of the
+#: three level-1 compactions it covers.
+ALL_LEVEL_STEPS = ["logMaintenance.beforeMerge", "logMaintenance.afterMerge",
+                   "logMaintenance.beforeRemoval", "logMaintenance.afterFirstRemoval"]
+LEVEL_STEPS = [s for s in ALL_LEVEL_STEPS
+               if FULL_MATRIX or s in ("logMaintenance.afterMerge", "logMaintenance.afterFirstRemoval")]
+
+APPENDING_WITH_LEVELS = """
+    maintenance = spark._jvm.io.github.deltalifecycle.features.compaction.LogMaintenance
+    for i in range(%d):
+        spark.sql(f"INSERT INTO delta.`{args[0]}` VALUES ({i})")
+        print("appended", i, flush=True)
+        maintenance.awaitIdle(60000)
+    print("NOT HALTED")
+""" % LEVELS_BATCHES
+
+
+@pytest.fixture(scope="module")
+def level_crashes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, PolicyCrash]:
+    return crash_appending(spark, tmp_path_factory.mktemp("level-crashes"), APPENDING_WITH_LEVELS,
+                           LEVELS_PROPERTIES, LEVEL_STEPS)
+
+
+def compaction_ranges(path: Path) -> List[Tuple[int, int]]:
+    return sorted((int(n[:20]), int(n[21:41])) for n in os.listdir(path / "_delta_log")
+                  if n.endswith(".compacted.json") and not n.startswith("."))
+
+
 @pytest.fixture(scope="module")
 def stock(
-    crashes: Dict[str, Crash], policy_crashes: Dict[str, PolicyCrash], tmp_path_factory: pytest.TempPathFactory
+    crashes: Dict[str, Crash],
+    policy_crashes: Dict[str, PolicyCrash],
+    level_crashes: Dict[str, PolicyCrash],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Dict[str, Any]:
     paths = {step: (str(c.path), None) for step, c in crashes.items()}
     paths.update({step: (str(c.path), None) for step, c in policy_crashes.items()})
+    paths.update({step: (str(c.path), None) for step, c in level_crashes.items()})
     return stock_read_ids(paths, tmp_path_factory.mktemp("stock"))
+
+
+def test_a_crash_in_a_merge_or_removal_leaves_every_client_reading_the_committed_rows(
+    spark: SparkSession, level_crashes: Dict[str, PolicyCrash], stock: Dict[str, Any]
+) -> None:
+    for step, crash in level_crashes.items():
+        assert crash.halted, crash.stderr
+        # The halt comes in the policy's run after version 8 (the eighth insert), which may
+        # come before or after the script printed that insert.
+        assert crash.appended in (7, 8), (step, crash.appended)
+        rows = ids(spark, crash.path)
+        assert rows == list(range(8)), (step, rows)
+        assert stock[step] == rows, step
+        assert delta_rs_ids(crash.path) == rows, step
+        assert_maintenance_files_describe_real_states(crash.path)
+
+
+def test_the_next_commit_finishes_the_merge_and_the_removal(
+    spark: SparkSession, level_crashes: Dict[str, PolicyCrash]
+) -> None:
+    maintenance = spark._jvm.io.github.deltalifecycle.features.compaction.LogMaintenance  # type: ignore[attr-defined]
+    for step, crash in level_crashes.items():
+        before = ids(spark, crash.path)
+        for value in (100, 101, 102):  # through version 11: the next level-1 block is complete
+            spark.sql(f"INSERT INTO delta.`{crash.path}` VALUES ({value})")
+            assert maintenance.awaitIdle(60000), step
+        ranges = compaction_ranges(crash.path)
+        assert (0, 8) in ranges, (step, ranges)
+        covered = [r for r in ranges if any(o != r and o[0] <= r[0] and r[1] <= o[1] for o in ranges)]
+        assert covered == [], (step, ranges)
+        assert assert_maintenance_files_describe_real_states(crash.path) >= 2, step
+        expected = sorted(before + [100, 101, 102])
+        assert ids(spark, crash.path) == expected, step
+        assert delta_rs_ids(crash.path) == expected, step
 
 
 def test_the_policy_halted_at_each_step_and_every_client_reads_the_committed_rows(

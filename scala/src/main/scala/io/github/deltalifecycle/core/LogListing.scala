@@ -182,7 +182,11 @@ object LogSegment {
     LogSegment(version, checkpoint, commits, chooseCompactions(listing.compactions, base, version))
   }
 
-  private def chooseCompactions(
+  /**
+   * The compactions a reader uses between `base` (exclusive) and `version`: at each version the one
+   * starting there and reaching furthest without passing `version`.
+   */
+  def chooseCompactions(
       all: Vector[CompactionFile],
       base: Long,
       version: Long

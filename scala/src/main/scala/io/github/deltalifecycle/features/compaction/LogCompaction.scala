@@ -116,19 +116,34 @@ object LogCompaction extends Logging {
     val maxBytes =
       PolicySettings.resolve(endMetadata.configuration, sessionConf).maxBytesInMemory
 
-    val commits = (start to end).map(v => listing.commit(v).get)
+    val commits = (start to end).map(v => listing.commit(v).get).toVector
+    // A wider compaction merges the narrower ones inside its range (the chain a reader would take)
+    // and reads commits only where none stands in for them.
+    val steps = LogSegment(
+      end,
+      None,
+      commits,
+      LogSegment.chooseCompactions(
+        listing.compactions,
+        start - 1,
+        end
+      )
+    ).steps
     val reconciled = new ReconciledLines(new FileKeys(log.fs, log.tablePath))
-    val linesPerCommit = OrderedPrefetch.map(commits.iterator) { c =>
-      c -> ActionReader.readJsonLinesWithActions(log.readFs, c.status)
-    }
-    linesPerCommit.foreach { case (commit, lines) =>
-      lines.foreach(reconciled.add(commit, _))
+    val linesPerStep =
+      OrderedPrefetch.map(steps.iterator)(step => step -> readStep(log, step, commits))
+    var inputBytes = 0L
+    linesPerStep.foreach { case (step, (lines, bytesRead)) =>
+      val (lastVersion, fileName) = step.fold(c => (c.end, c.name), c => (c.version, c.name))
+      inputBytes += bytesRead
+      lines.foreach(reconciled.add(lastVersion, fileName, _))
       if (reconciled.heldBytes > maxBytes) {
-        val passedAt = commit.version
+        val passedAt = lastVersion
         if (!shrinkToFit) {
           throw LifecycleErrors.compactionTooLarge(start, end, maxBytes, passedAt, MaxBytesSetting)
         }
-        // The state after the commit before held less, so that shorter range fits.
+        // The state after the step before held less, so that shorter range fits (a merge step
+        // that passed is read as commits then).
         if (passedAt - 1 > start) {
           logWarning(s"Compacting versions $start to $end of ${log.tablePath} needs more than " +
             s"$maxBytes bytes of memory (passed at version $passedAt); compacting versions " +
@@ -149,7 +164,6 @@ object LogCompaction extends Logging {
         )
       }
     }
-    val inputBytes = commits.map(_.status.getLen).sum
     val lines = reconciled.result()
     if (lines.isEmpty) {
       return CompactionOutcome(
@@ -172,8 +186,8 @@ object LogCompaction extends Logging {
     }
     FaultInjection.step("compactLog.afterWrite")
     val written = log.fs.getFileStatus(target).getLen
-    logInfo(s"Compacted ${commits.size} commits ($inputBytes bytes) of ${log.tablePath} into " +
-      s"${target.getName} (${lines.size} actions, $written bytes)")
+    logInfo(s"Compacted ${commits.size} commits of ${log.tablePath} into ${target.getName} " +
+      s"(${lines.size} actions, $written bytes) from ${steps.size} files ($inputBytes bytes)")
     CompactionOutcome(
       start,
       end,
@@ -184,6 +198,34 @@ object LogCompaction extends Logging {
       inputBytes,
       CompactionStatus.Written
     )
+  }
+
+  /**
+   * The lines of one step of a merge and the bytes read for them. A compaction that is empty,
+   * unreadable or gone (a reader's fall-back, docs/log-core.md) is replaced by its commits, so a
+   * damaged narrower compaction never makes a wider one lose actions.
+   */
+  private def readStep(
+      log: TableLog,
+      step: Either[CompactionFile, CommitFile],
+      commits: Vector[CommitFile]
+  ): (Vector[LogLine], Long) = step match {
+    case Right(commit) =>
+      (ActionReader.readJsonLinesWithActions(log.readFs, commit.status), commit.status.getLen)
+    case Left(compaction) =>
+      val fromCompaction =
+        if (compaction.status.getLen == 0) None
+        else scala.util.Try(ActionReader.readJsonLinesWithActions(log.readFs, compaction.status))
+          .toOption.filter(_.nonEmpty)
+      fromCompaction.map(lines => (lines, compaction.status.getLen)).getOrElse {
+        logWarning(s"Compaction ${compaction.name} is empty, unreadable or gone; merging its " +
+          "commits instead")
+        val covered = commits.filter(c => compaction.covers(c.version))
+        (
+          covered.flatMap(c => ActionReader.readJsonLinesWithActions(log.readFs, c.status)),
+          covered.map(_.status.getLen).sum
+        )
+      }
   }
 
   private def validateRange(listing: LogListing, start: Long, end: Long): Unit = {
@@ -305,7 +347,8 @@ object LogCompaction extends Logging {
       line
     }
 
-    def add(commit: CommitFile, line: LogLine): Unit = line.actionType match {
+    /** Adds one line of `fileName`, whose actions are in force from `version` on. */
+    def add(version: Long, fileName: String, line: LogLine): Unit = line.actionType match {
       case "commitInfo" | "cdc" => // provenance and change data, not table state
       case _ => line.action match {
           case Some(a: AddFile) =>
@@ -319,14 +362,14 @@ object LogCompaction extends Logging {
             replaced(removes.remove(key), null)
             removes.put(key, replaced(null, line.text))
           case Some(p: Protocol) =>
-            requireSupported(p, commit.version)
+            requireSupported(p, version)
             protocol = replaced(protocol, line.text)
           case Some(_: Metadata) => metadata = replaced(metadata, line.text)
           case Some(t: SetTransaction) =>
             txns(t.appId) = replaced(txns.get(t.appId).orNull, line.text)
           case Some(d: DomainMetadata) =>
             domains(d.domain) = replaced(domains.get(d.domain).orNull, line.text)
-          case _ => throw LifecycleErrors.unsupportedAction(commit.name, line.actionType, Operation)
+          case _ => throw LifecycleErrors.unsupportedAction(fileName, line.actionType, Operation)
         }
     }
 

@@ -5,7 +5,14 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{CommitCoordination, FaultInjection, TableLog}
+import io.github.deltalifecycle.core.{
+  CommitCoordination,
+  CompactionFile,
+  FaultInjection,
+  LogListing,
+  LogSegment,
+  TableLog
+}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.{DeltaLog, Snapshot}
@@ -92,7 +99,7 @@ object LogMaintenance extends Logging {
     val pending = segment.deltas.collect {
       case FileNames.DeltaFile(status, version) if version > base => (version, status.getLen)
     }
-    LogTail(snapshot.version, base, pending)
+    LogTail(snapshot.version, base, pending, segment.checkpointProvider.version)
   }
 
   def enabledIn(spark: SparkSession): Boolean =
@@ -111,7 +118,10 @@ object LogMaintenance extends Logging {
   def run(spark: SparkSession, log: TableLog, fromCheckpoint: Long = -1L): MaintenanceAction = {
     def step(name: String): Unit = FaultInjection.step(s"logMaintenance.$name", Some(spark))
     step("beforeDecision")
-    val listing = if (fromCheckpoint > 0) log.listingFrom(fromCheckpoint) else log.tailListing()
+    val listing = withoutEmptyCompactions(
+      log,
+      if (fromCheckpoint > 0) log.listingFrom(fromCheckpoint) else log.tailListing()
+    )
     val latest = listing.latestVersion
     val (protocol, metadata) = log.protocolAndMetadataAt(latest, listing)
     if (CommitCoordination.skipsBackgroundWrites(log.tablePath.toString, protocol, metadata))
@@ -119,20 +129,34 @@ object LogMaintenance extends Logging {
     val settings = PolicySettings.resolve(metadata.configuration, spark.conf.getOption)
     val action = LogMaintenancePolicy.decide(listing, settings)
     action match {
-      case MaintenanceAction.Compact(start, end) =>
-        step("beforeCompaction")
-        // Never fails the writer's commit for its size: a range too big shrinks, or is skipped.
-        val outcome = LogCompaction.compact(
-          log,
-          listing,
-          start,
-          end,
-          Some((protocol, metadata)),
-          spark.conf.getOption,
-          shrinkToFit = true
-        )
-        remember(log, outcome.end)
-        step("afterCompaction")
+      case MaintenanceAction.Compact(ranges) =>
+        var current = listing
+        ranges.foreach { case (start, end) =>
+          // A range with narrower compactions inside is a merge of the level below.
+          val merges =
+            LogSegment.chooseCompactions(current.compactions, start - 1, end).nonEmpty
+          val kind = if (merges) "Merge" else "Compaction"
+          step(s"before$kind")
+          // Never fails the writer's commit for its size: a range too big shrinks, or is skipped.
+          val outcome = LogCompaction.compact(
+            log,
+            current,
+            start,
+            end,
+            Some((protocol, metadata)),
+            spark.conf.getOption,
+            shrinkToFit = true
+          )
+          outcome.file.filter(_ => outcome.status == CompactionStatus.Written).foreach { file =>
+            val written = CompactionFile(outcome.start, outcome.end, log.fs.getFileStatus(file))
+            current = current.copy(compactions =
+              (current.compactions :+ written).sortBy(c => (c.start, c.end))
+            )
+          }
+          remember(log, outcome.end)
+          step(s"after$kind")
+        }
+        removeCovered(spark, log, current, settings)
       case MaintenanceAction.Checkpoint(version) =>
         step("beforeCheckpoint")
         /* delta-spark writes the checkpoint; building the snapshot checks that it supports the
@@ -146,6 +170,46 @@ object LogMaintenance extends Logging {
       case MaintenanceAction.Nothing =>
     }
     action
+  }
+
+  /**
+   * Deletes compactions of zero bytes (delta-kernel-rs#2336 wrote such files): no writer that
+   * writes atomically leaves one, readers that trust it lose the actions of its commits, and with
+   * it gone every reader replays the commits, and the policy writes that level again.
+   */
+  private def withoutEmptyCompactions(log: TableLog, listing: LogListing): LogListing = {
+    val empty = listing.compactions.filter(_.status.getLen == 0)
+    if (empty.isEmpty) listing
+    else {
+      val names = empty.map(_.name).mkString(", ")
+      logWarning(s"Deleting the empty compactions $names of ${log.tablePath}")
+      CoveredCompactions.remove(log, empty, "empty", () => ())
+      listing.copy(compactions = listing.compactions.filterNot(empty.contains))
+    }
+  }
+
+  /** Deletes the compactions that wider ones cover, once their retention period has passed. */
+  private def removeCovered(
+      spark: SparkSession,
+      log: TableLog,
+      listing: LogListing,
+      settings: PolicySettings
+  ): Unit = {
+    val expired =
+      CoveredCompactions.expired(
+        listing,
+        settings.coveredRetentionHours,
+        System.currentTimeMillis()
+      )
+    if (expired.nonEmpty) {
+      FaultInjection.step("logMaintenance.beforeRemoval", Some(spark))
+      CoveredCompactions.remove(
+        log,
+        expired,
+        "covered by wider ones",
+        () => FaultInjection.step("logMaintenance.afterFirstRemoval", Some(spark))
+      )
+    }
   }
 
   private def remember(log: TableLog, version: Long): Unit = {

@@ -14,8 +14,28 @@ final case class PolicySettings(
     compactionInterval: Int,
     largeCommitBytes: Long,
     checkpointInterval: Int,
-    maxBytesInMemory: Long = PolicySettings.DefaultMaxBytesInMemory
-)
+    maxBytesInMemory: Long = PolicySettings.DefaultMaxBytesInMemory,
+    coveredRetentionHours: Double = PolicySettings.DefaultCoveredRetentionHours
+) {
+
+  /**
+   * How many levels of compactions the policy keeps: level k covers `compactionInterval`^k commits,
+   * and only levels narrower than the checkpoint interval pay off. At most `compactionInterval - 1`
+   * levels, so the narrowest compaction of a block still spans two commits after the shift of
+   * [[LogMaintenancePolicy.levelRanges]]; 0 when compactions are off.
+   */
+  def levels: Int =
+    if (compactionInterval < 2 || compactionInterval >= checkpointInterval) 0
+    else {
+      var k = 1
+      var width = compactionInterval.toLong
+      while (k < compactionInterval - 1 && width * compactionInterval < checkpointInterval) {
+        k += 1
+        width *= compactionInterval
+      }
+      k
+    }
+}
 
 object PolicySettings {
   val CompactionIntervalKey = "deltaLifecycle.logCompaction.interval"
@@ -27,6 +47,13 @@ object PolicySettings {
    * policy alike): the lines' lengths plus a fixed overhead per line.
    */
   val MaxBytesInMemoryKey = "deltaLifecycle.logCompaction.maxBytesInMemory"
+
+  /**
+   * How long a compaction that a wider one covers is kept after both the wider one was written and
+   * its own last commit was made, so that no reader that listed it is still reading it.
+   */
+  val CoveredRetentionHoursKey = "deltaLifecycle.logCompaction.coveredRetentionHours"
+  val DefaultCoveredRetentionHours = 24.0
 
   /** Session configuration only: turns the whole post-commit policy off. */
   val EnabledSessionKey = "spark.deltaLifecycle.logMaintenance.enabled"
@@ -80,6 +107,12 @@ object PolicySettings {
         _.trim.toLongOption.filter(_ > 0),
         DefaultMaxBytesInMemory,
         Some("spark." + MaxBytesInMemoryKey)
+      ),
+      coveredRetentionHours = setting(
+        CoveredRetentionHoursKey,
+        _.trim.toDoubleOption.filter(h => h >= 0 && !h.isInfinite),
+        DefaultCoveredRetentionHours,
+        Some("spark." + CoveredRetentionHoursKey)
       )
     )
   }
@@ -89,7 +122,12 @@ object PolicySettings {
 sealed trait MaintenanceAction
 object MaintenanceAction {
   case object Nothing extends MaintenanceAction
-  final case class Compact(start: Long, end: Long) extends MaintenanceAction
+
+  /** Compactions to write, in this order: each wider one reads the narrower ones before it. */
+  final case class Compact(ranges: Seq[(Long, Long)]) extends MaintenanceAction
+  object Compact {
+    def apply(start: Long, end: Long): Compact = Compact(Seq(start -> end))
+  }
   final case class Checkpoint(version: Long) extends MaintenanceAction
 }
 
@@ -98,7 +136,12 @@ object MaintenanceAction {
  * checkpoint or compaction, and the size of each commit after that. It comes from a listing, or,
  * right after a commit, from delta-spark's in-memory snapshot (so deciding costs no request).
  */
-final case class LogTail(latestVersion: Long, maintainedThrough: Long, pending: Seq[(Long, Long)])
+final case class LogTail(
+    latestVersion: Long,
+    maintainedThrough: Long,
+    pending: Seq[(Long, Long)],
+    checkpointVersion: Long = -1L
+)
 
 object LogTail {
 
@@ -109,7 +152,8 @@ object LogTail {
       LogTail(
         segment.version,
         base,
-        segment.commits.filter(_.version > base).map(c => (c.version, c.status.getLen))
+        segment.commits.filter(_.version > base).map(c => (c.version, c.status.getLen)),
+        segment.checkpointVersion
       )
     }
 }
@@ -120,25 +164,115 @@ object LogTail {
  *     policy leaves those versions alone);
  *   - a checkpoint as soon as a large commit lands: a commit file of at least `largeCommitBytes`
  *     bytes since the last checkpoint or compaction;
- *   - otherwise a compaction once `compactionInterval` small commits have piled up since the last
- *     checkpoint or compaction. An interval below 2, or not below the checkpoint interval, turns
- *     compactions off: a checkpoint would land before the compaction pays off.
+ *   - otherwise compactions in levels (docs/log-compaction.md): counted from the last checkpoint,
+ *     every block of `compactionInterval`^k commits gets a level-k compaction once it is complete,
+ *     level 1 read from the commits, each wider level merged from the level below it. An interval
+ *     below 2, or not below the checkpoint interval, turns compactions off: a checkpoint would land
+ *     before the compaction pays off.
+ *
+ * Readers choose among compactions that start at the same version the one listed first, which is
+ * the narrowest (delta-spark's `useCompactedDeltasForLogSegment`), so a wider compaction would be
+ * ignored while a narrower one shares its start. Hence the shift: a compaction starts one version
+ * later for each wider level whose block starts with it. No two levels then share a start, and a
+ * reader of the latest version takes the widest compaction as soon as it exists, deleting nothing.
  */
 object LogMaintenancePolicy {
   def decide(listing: LogListing, settings: PolicySettings): MaintenanceAction =
-    LogTail.of(listing).fold[MaintenanceAction](MaintenanceAction.Nothing)(decide(_, settings))
+    LogTail.of(listing).fold[MaintenanceAction](MaintenanceAction.Nothing) { tail =>
+      decide(tail, settings) match {
+        case _: MaintenanceAction.Compact =>
+          val all = levelRanges(tail.checkpointVersion, tail.latestVersion, settings)
+          val widest = math.pow(settings.compactionInterval.toDouble, settings.levels).toLong
+          val toWrite = missing(listing, all, widest)
+          if (toWrite.isEmpty) MaintenanceAction.Nothing else MaintenanceAction.Compact(toWrite)
+        case other => other
+      }
+    }
 
+  /**
+   * The decision on the tail alone (no listing of compactions beyond the chain a reader uses): a
+   * compaction is due once a level-1 block is complete, or when `compactionInterval` commits have
+   * piled up after the chain (a run that was missed). Which ranges exactly is decided on a listing.
+   */
   def decide(tail: LogTail, settings: PolicySettings): MaintenanceAction = {
     val latest = tail.latestVersion
+    val interval = settings.compactionInterval
     if (latest <= 0 || latest % settings.checkpointInterval == 0) MaintenanceAction.Nothing
     else if (tail.pending.exists(_._2 >= settings.largeCommitBytes))
       MaintenanceAction.Checkpoint(latest)
     else if (
-      settings.compactionInterval >= 2 &&
-      settings.compactionInterval < settings.checkpointInterval &&
-      tail.pending.size >= settings.compactionInterval
+      settings.levels > 0 &&
+      ((latest - tail.checkpointVersion) % interval == 0 || tail.pending.size >= interval)
     ) {
-      MaintenanceAction.Compact(tail.maintainedThrough + 1, latest)
+      levelRanges(tail.checkpointVersion, latest, settings).lastOption
+        .fold[MaintenanceAction](MaintenanceAction.Nothing)(r => MaintenanceAction.Compact(Seq(r)))
     } else MaintenanceAction.Nothing
+  }
+
+  /**
+   * Every compaction the levels ask for between the checkpoint at `checkpointVersion` (-1: none)
+   * and `latest`, narrowest level first, each level in version order: for level k and each complete
+   * block of `interval`^k commits, the block shifted to start one version later for every wider
+   * level (up to `levels`) whose block starts at the same version. Shifted ranges of fewer than two
+   * commits are left out.
+   */
+  def levelRanges(checkpointVersion: Long, latest: Long, levels: Int, interval: Int)
+      : Vector[(Long, Long)] = {
+    val out = Vector.newBuilder[(Long, Long)]
+    val span = latest - checkpointVersion
+    var width = 1L
+    for (level <- 1 to levels) {
+      width *= interval
+      var blockStart = 0L // position after the checkpoint, 0-based
+      while (blockStart + width <= span) {
+        var shift = 0
+        var wider = width * interval
+        for (_ <- level + 1 to levels) {
+          if (blockStart % wider == 0) shift += 1
+          wider *= interval
+        }
+        val start = checkpointVersion + 1 + blockStart + shift
+        val end = checkpointVersion + blockStart + width
+        if (end - start >= 1) out += (start -> end)
+        blockStart += width
+      }
+    }
+    out.result()
+  }
+
+  def levelRanges(checkpointVersion: Long, latest: Long, settings: PolicySettings)
+      : Vector[(Long, Long)] =
+    levelRanges(checkpointVersion, latest, settings.levels, settings.compactionInterval)
+
+  /**
+   * The ranges of the levels still to write: no compaction covers them, and none sticks out of them
+   * on one side (another writer's; such a range is left to the commits rather than refused on every
+   * run). Binary searches over the compactions sorted by start, so a long tail stays cheap.
+   */
+  private def missing(
+      listing: LogListing,
+      ranges: Vector[(Long, Long)],
+      widest: Long
+  ): Vector[(Long, Long)] = {
+    val sorted = listing.compactions.sortBy(_.start)
+    val starts = sorted.map(_.start).toArray
+    val maxEndSoFar = sorted.scanLeft(Long.MinValue)((m, c) => math.max(m, c.end)).tail.toArray
+    // Index of the first compaction starting after `version`.
+    def after(version: Long): Int = {
+      val i = java.util.Arrays.binarySearch(starts, version + 1)
+      var j = if (i >= 0) i else -i - 1
+      while (j > 0 && starts(j - 1) > version) j -= 1
+      while (j < starts.length && starts(j) <= version) j += 1
+      j
+    }
+    ranges.filter { case (start, end) =>
+      val upToStart = after(start)
+      val covered = upToStart > 0 && maxEndSoFar(upToStart - 1) >= end
+      val near = sorted.slice(after(start - widest - 1), after(end))
+      val stickingOut = near.exists { c =>
+        c.start <= end && start <= c.end && !(start <= c.start && c.end <= end)
+      }
+      !covered && !stickingOut
+    }
   }
 }

@@ -46,15 +46,94 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
       listing(commits(0 to 103) :+ checkpoint(100): _*),
       settings
     ) === Nothing)
+    // The first block of a level-2 block starts one version later (the level-2 one starts there).
     assert(LogMaintenancePolicy.decide(
       listing(commits(0 to 105) :+ checkpoint(100): _*),
       settings
-    ) === Compact(101, 105))
+    ) === Compact(102, 105))
     val afterCompaction = commits(0 to 110) ++ Seq(checkpoint(100), compaction(101, 105))
     assert(LogMaintenancePolicy.decide(listing(afterCompaction: _*), settings) ===
       Compact(106, 110))
     val notYet = commits(0 to 109) ++ Seq(checkpoint(100), compaction(101, 105))
     assert(LogMaintenancePolicy.decide(listing(notYet: _*), settings) === Nothing)
+  }
+
+  test("levels: as many as are narrower than the checkpoint interval, at most interval - 1") {
+    def levels(interval: Int, checkpointInterval: Int) =
+      PolicySettings(interval, 1000, checkpointInterval).levels
+    assert(levels(10, 1000) === 2)
+    assert(levels(10, 100) === 1)
+    assert(levels(10, 10) === 0)
+    assert(levels(1, 100) === 0)
+    assert(levels(2, 50) === 1)
+    assert(levels(3, 50) === 2)
+    assert(levels(4, 100) === 3)
+    assert(levels(10, 100000) === 4)
+  }
+
+  test("level ranges: no two levels start at the same version") {
+    val ranges = LogMaintenancePolicy.levelRanges(999, 1999, PolicySettings(10, 1000, 1000))
+    val level1 = ranges.filter { case (s, e) => e - s < 10 }
+    val level2 = ranges.filter { case (s, e) => e - s >= 10 }
+    assert(level2 === (0 until 10).map(i => (1000L + i * 100, 1099L + i * 100)))
+    assert(level1.size === 100)
+    assert(level1.take(3) === Seq((1001L, 1009L), (1010L, 1019L), (1020L, 1029L)))
+    assert(level1.contains((1101L, 1109L)) && level1.contains((1980L, 1989L)))
+    assert(ranges.map(_._1).distinct.size === ranges.size)
+    // Three levels shift the narrowest by two; every range still spans at least two commits.
+    val three = LogMaintenancePolicy.levelRanges(-1, 63, PolicySettings(4, 1000, 100))
+    assert(three.take(2) === Seq((2L, 3L), (4L, 7L)))
+    assert(three.contains((1L, 15L)) && three.contains((0L, 63L)) && three.contains((16L, 31L)))
+    assert(three.forall { case (s, e) => e > s } && three.map(_._1).distinct.size === three.size)
+  }
+
+  test("a wider level is merged once its block is complete; written levels are not rewritten") {
+    val base = commits(0 to 125) :+ checkpoint(100)
+    val level1 = Seq((102L, 105L), (106L, 110L), (111L, 115L), (116L, 120L), (121L, 125L))
+    assert(LogMaintenancePolicy.decide(listing(base: _*), settings) ===
+      Compact(level1 :+ (101L -> 125L)))
+    val withLevel1 = base ++ level1.map { case (x, y) => compaction(x, y) }
+    assert(LogMaintenancePolicy.decide(listing(withLevel1: _*), settings) === Compact(101, 125))
+    // A later level-1 block: the first of the next level-2 block is shifted again.
+    val withLevel2 = commits(126 to 130) ++ withLevel1 :+ compaction(101, 125)
+    assert(LogMaintenancePolicy.decide(listing(withLevel2: _*), settings) === Compact(127, 130))
+    val all = withLevel2 :+ compaction(127, 130)
+    assert(LogMaintenancePolicy.decide(listing(all: _*), settings) === Nothing)
+    // A reader takes the widest: level 2, the shifted-out commit, then level 1.
+    val segment = LogSegment.plan(listing(all: _*), 130)
+    assert(segment.steps.map(_.fold(c => s"${c.start}-${c.end}", c => c.version.toString)) ===
+      Seq("101-125", "126", "127-130"))
+  }
+
+  test("an overlapping compaction of another writer leaves its ranges to the commits") {
+    val log = commits(0 to 110) ++ Seq(checkpoint(100), compaction(104, 108))
+    assert(LogMaintenancePolicy.decide(listing(log: _*), settings) === Nothing)
+  }
+
+  test("covered compactions expire once the wider one and their own commits are old enough") {
+    val hour = 3600L * 1000
+    def file(name: String, mtime: Long, size: Long = 100) =
+      new FileStatus(size, false, 1, 1, mtime, new Path("/t/_delta_log", name))
+    val now = 100 * hour
+    val old = now - 30 * hour
+    val statuses = (0 to 12).map(v => file(f"$v%020d.json", if (v <= 10) old else now)) ++ Seq(
+      file(compaction(1, 4), old),
+      file(compaction(5, 9), old),
+      file(compaction(11, 12), now),
+      file(compaction(0, 9), old),
+      file(compaction(0, 12), now)
+    )
+    val log = LogListing.classify(new Path("/t"), statuses)
+    def names(cs: Seq[CompactionFile]) = cs.map(c => (c.start, c.end))
+    assert(names(CoveredCompactions.expired(log, 24, now)) === Seq((1L, 4L), (5L, 9L)))
+    assert(names(CoveredCompactions.expired(log, 31, now)).isEmpty)
+    // The wider one must not be empty: an empty one is no stand-in (readers skip it).
+    val emptyWide = LogListing.classify(
+      new Path("/t"),
+      statuses.filterNot(_.getPath.getName.startsWith(f"${0}%020d.")) ++
+        Seq(file(compaction(0, 9), old, size = 0), file(f"${0}%020d.json", old))
+    )
+    assert(names(CoveredCompactions.expired(emptyWide, 24, now)).isEmpty)
   }
 
   test(
@@ -80,6 +159,10 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
     val session = Map("spark.deltaLifecycle.logCompaction.interval" -> "7")
     assert(PolicySettings.resolve(Map.empty, session.get) === PolicySettings(7, 1L << 20, 10))
     assert(PolicySettings.resolve(
+      Map("deltaLifecycle.logCompaction.coveredRetentionHours" -> "0.5"),
+      _ => None
+    ).coveredRetentionHours === 0.5)
+    assert(PolicySettings.resolve(
       Map(
         "deltaLifecycle.logCompaction.interval" -> "3",
         "delta.checkpointInterval" -> "50",
@@ -104,14 +187,15 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
     spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
       "'delta.checkpointInterval' = '100', 'deltaLifecycle.logCompaction.interval' = '4')")
     appendAndWait(path, 1 to 9)
+    // Levels of 4, 16 and 64 commits: the first level-1 block starts two versions later.
     assert(logFiles(path, ".compacted.json") ===
-      Seq(compaction(0, 3), compaction(4, 7)))
+      Seq(compaction(2, 3), compaction(4, 7)))
     DeltaLog.clearCache()
     assert(spark.read.format("delta").load(path).collect().toSet === (1 to 9).map(i =>
       Row(i.toLong)
     ).toSet)
     val core = TableLog.forPath(spark.sessionState.newHadoopConf(), path).latestSnapshot()
-    assert(core.segment.compactions.map(c => (c.start, c.end)) === Seq((0L, 3L), (4L, 7L)))
+    assert(core.segment.compactions.map(c => (c.start, c.end)) === Seq((2L, 3L), (4L, 7L)))
   }
 
   test("over the memory limit the policy compacts a shorter range, or none, and commits succeed") {
@@ -125,7 +209,7 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
       // Versions 0 and 1 fit, 0 to 2 do not: the due compaction of 0 to 3 shrinks to 0 to 1.
       val path = newTableDir("policy-memory")
       spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
-        "'delta.checkpointInterval' = '100', 'deltaLifecycle.logCompaction.interval' = '4')")
+        "'delta.checkpointInterval' = '10', 'deltaLifecycle.logCompaction.interval' = '4')")
       appendAndWait(path, 1 to 1)
       spark.conf.set(key, (held(path, 0) + held(path, 1) * 3 / 2).toString)
       appendAndWait(path, 2 to 3)
@@ -135,7 +219,7 @@ class LogMaintenancePolicySuite extends AnyFunSuite with LifecycleSparkSession {
       spark.conf.set(key, "1")
       val other = newTableDir("policy-memory-none")
       spark.sql(s"CREATE TABLE delta.`$other` (id BIGINT) USING delta TBLPROPERTIES (" +
-        "'delta.checkpointInterval' = '100', 'deltaLifecycle.logCompaction.interval' = '4')")
+        "'delta.checkpointInterval' = '10', 'deltaLifecycle.logCompaction.interval' = '4')")
       appendAndWait(other, 1 to 9)
       assert(logFiles(other, ".compacted.json").isEmpty)
       DeltaLog.clearCache()
