@@ -1,5 +1,9 @@
 """LifecycleTable over Spark Connect: a local Connect server runs in a subprocess with the
-extension, and the Python client talks to it only through gRPC (no py4j, no local JVM)."""
+extension, and the Python client talks to it only through gRPC (no py4j, no local JVM).
+
+The server is started as an administrator would start a shared one: with a redirect
+allow-list, and as a production JVM (without conftest's test-switch property), so a
+client's attempts to widen the allow-list or arm a fault step are tried for real."""
 
 from __future__ import annotations
 
@@ -15,7 +19,8 @@ from typing import Iterator, Tuple
 import pyspark
 import pytest
 
-from conftest import SESSION_CONF
+import shared_session_checks
+from conftest import PRODUCTION_ENV, SESSION_CONF
 from deltalog import assert_history_matches_log
 from delta_lifecycle import LifecycleTable, spark_configuration
 from delta_lifecycle.errors import NotADeltaTableError, TableNotFoundError
@@ -72,6 +77,7 @@ def connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuple[ConnectS
     confs = {
         **SESSION_CONF,
         **spark_configuration(),
+        shared_session_checks.ALLOWED_PREFIXES: str(work / "allowed"),
         "spark.sql.warehouse.dir": str(work / "warehouse"),
         "spark.connect.grpc.binding.address": "127.0.0.1",
         "spark.connect.grpc.binding.port": str(port),
@@ -91,7 +97,7 @@ def connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuple[ConnectS
             stderr=subprocess.STDOUT,
             cwd=work,
             start_new_session=True,
-            env={**os.environ, "PYSPARK_PYTHON": sys.executable},
+            env={**PRODUCTION_ENV, "PYSPARK_PYTHON": sys.executable},
         )
     session = None
     try:
@@ -130,3 +136,12 @@ def test_typed_errors_over_connect(connect: Tuple[ConnectSession, Path]) -> None
 
     with pytest.raises(TableNotFoundError):
         LifecycleTable.for_name(spark, "nowhere.nothing").protocol_history()
+
+
+def test_a_client_can_neither_widen_the_allow_list_nor_arm_a_fault_step(
+    connect: Tuple[ConnectSession, Path]
+) -> None:
+    spark, work = connect
+    source = shared_session_checks.policy_table(spark, work)
+    shared_session_checks.check_allow_list_holds(spark, source, work / "allowed")
+    shared_session_checks.check_test_switches_are_off(spark, source, work / "allowed")
