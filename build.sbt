@@ -136,7 +136,8 @@ lazy val lifecycle = (project in file("scala"))
     },
     Compile / sourceGenerators += antlrGenerate.taskValue,
     Test / fork := true,
-    Test / javaOptions ++= sparkJavaOptions,
+    // The test JVM is the one place fault injection works (FaultInjection.TestingProperty).
+    Test / javaOptions ++= sparkJavaOptions :+ "-DdeltaLifecycle.testing=true",
     Test / run / fork := true,
     Test / run / javaOptions ++= sparkJavaOptions,
     Test / run / baseDirectory := (ThisBuild / baseDirectory).value,

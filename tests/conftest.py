@@ -52,6 +52,22 @@ SESSION_CONF: Dict[str, str] = {
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
+#: The JVM system property that turns this project's test switches on (fault injection and
+#: slowed copies: ``FaultInjection.TestingProperty``); a production JVM never has it.
+TEST_JVM_OPTION = "-DdeltaLifecycle.testing=true"
+
+#: The environment as it was, for a test that starts a production session (no test switches).
+PRODUCTION_ENV: Dict[str, str] = dict(os.environ)
+
+# Every JVM PySpark launches from this run (this process and its subprocesses) is a test JVM:
+# its driver and executors get TEST_JVM_OPTION. The default options are Spark's own place
+# for it, so a session's spark.driver.extraJavaOptions still applies on top.
+os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join([
+    f"--conf spark.driver.defaultJavaOptions={TEST_JVM_OPTION}",
+    f"--conf spark.executor.defaultJavaOptions={TEST_JVM_OPTION}",
+    os.environ.get("PYSPARK_SUBMIT_ARGS", "pyspark-shell"),
+])
+
 
 #: The modules that take longest (``--durations`` of a CI run), longest first. The parallel
 #: run (pytest-xdist, a module per worker, ``--no-loadscope-reorder`` in the Makefile) hands
@@ -76,12 +92,14 @@ def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
-    """A local[2] session with delta-spark and delta-lifecycle, for one test module."""
+def lifecycle_session(
+    tmp_path_factory: pytest.TempPathFactory, start_conf: Optional[Dict[str, str]] = None
+) -> Iterator[SparkSession]:
+    """A local[2] session with delta-spark and delta-lifecycle, its application started with
+    ``start_conf`` too (the administrator's settings), stopped when the generator closes."""
     warehouse = tmp_path_factory.mktemp("warehouse")
     builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-tests")
-    for key, value in SESSION_CONF.items():
+    for key, value in {**SESSION_CONF, **(start_conf or {})}.items():
         builder = builder.config(key, value)
     builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
     session = configure_spark(builder).getOrCreate()
@@ -89,6 +107,12 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
         yield session
     finally:
         session.stop()
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """A local[2] session with delta-spark and delta-lifecycle, for one test module."""
+    yield from lifecycle_session(tmp_path_factory)
 
 
 def copy_testdata(name: str, destination: Path) -> Path:

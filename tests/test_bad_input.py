@@ -27,12 +27,13 @@ from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import FULL_MATRIX, TESTDATA, ids, latest_version
+from conftest import FULL_MATRIX, TESTDATA, ids, latest_version, lifecycle_session
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import DeltaLifecycleError, translate_errors
 
 EXAMPLES = 200 if FULL_MATRIX else 15
+ALLOWED_PREFIXES = "spark.deltaLifecycle.redirect.allowedLocationPrefixes"
 #: Every case a property here generated or planted, for the README's numbers.
 CASES: Dict[str, int] = {}
 
@@ -105,9 +106,23 @@ def count(name: str, n: int = 1) -> None:
 
 
 @pytest.fixture(scope="module")
-def table(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where this module's tables live: ``table``, ``allowed/`` (the only redirect targets
+    the generated locations may reach) and ``golden/`` (copies of broken tables)."""
+    return tmp_path_factory.mktemp("bad-input")
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory, base: Path) -> Iterator[SparkSession]:
+    """This module's session: its application starts with a redirect allow-list, which only
+    the administrator's start-up configuration can set (docs/settings.md)."""
+    yield from lifecycle_session(tmp_path_factory, {ALLOWED_PREFIXES: f"{base / 'allowed'},{base / 'golden'}"})
+
+
+@pytest.fixture(scope="module")
+def table(spark: SparkSession, base: Path) -> Path:
     """Eight versions of a plain table (no droppable feature), a checkpoint at 5."""
-    path = tmp_path_factory.mktemp("bad-input") / "table"
+    path = base / "table"
     spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta TBLPROPERTIES ('delta.checkpointInterval' = '5')")
     for i in range(7):
         spark.sql(f"INSERT INTO delta.`{path}` VALUES ({i})")
@@ -232,19 +247,15 @@ def test_generated_retention_values(spark: SparkSession, table: Path, hours: int
 def test_generated_redirect_locations(
     spark: SparkSession, table: Path, tmp_path_factory: pytest.TempPathFactory, location: str, inside_source: bool
 ) -> None:
-    """Only locations under the allowed prefix may be destinations; the generated ones are
-    elsewhere, or inside the source itself."""
+    """Only locations under the allowed prefixes (``base/allowed``, ``base/golden``: no
+    generated text reaches them) may be destinations; the generated ones are elsewhere, or
+    inside the source itself."""
     count("SET REDIRECT locations")
-    allowed = str(table.parent / "allowed")
-    spark.conf.set("spark.deltaLifecycle.redirect.allowedLocationPrefixes", allowed)
-    try:
-        before = files_of(table)
-        target = str(table / location) if inside_source else location
-        statement = f"ALTER TABLE delta.`{table}` SET REDIRECT TO {sql_string(target)}"
-        _, error = attempt(lambda: spark.sql(statement).collect())
-        assert_typed_and_nothing_written(table, before, error, statement)
-    finally:
-        spark.conf.unset("spark.deltaLifecycle.redirect.allowedLocationPrefixes")
+    before = files_of(table)
+    target = str(table / location) if inside_source else location
+    statement = f"ALTER TABLE delta.`{table}` SET REDIRECT TO {sql_string(target)}"
+    _, error = attempt(lambda: spark.sql(statement).collect())
+    assert_typed_and_nothing_written(table, before, error, statement)
 
 
 @SETTINGS
@@ -408,7 +419,7 @@ REPORTING = ("DESCRIBE PROTOCOL HISTORY", "DESCRIBE REDIRECT")
 
 
 @pytest.mark.parametrize("name", BROKEN_GOLDEN)
-def test_broken_golden_tables(spark: SparkSession, tmp_path: Path, name: str) -> None:
+def test_broken_golden_tables(spark: SparkSession, base: Path, name: str) -> None:
     """Every statement on every broken table: a typed error that changes nothing, or a
     result. A statement that maintains or changes the table may succeed only where
     delta-spark loads the table despite the damage (a corrupt ``_last_checkpoint``), and
@@ -419,7 +430,7 @@ def test_broken_golden_tables(spark: SparkSession, tmp_path: Path, name: str) ->
     problems: List[str] = []
     for i, statement in enumerate(GOLDEN_STATEMENTS):
         count("broken golden tables x statements")
-        path = tmp_path / f"s{i}" / name
+        path = base / "golden" / f"s{i}" / name
         shutil.copytree(source, path)
         loaded, load_error = attempt(lambda: detail(spark, path))
         before = files_of(path)

@@ -1,5 +1,9 @@
 """LifecycleTable over Spark Connect: a local Connect server runs in a subprocess with the
-extension, and the Python client talks to it only through gRPC (no py4j, no local JVM)."""
+extension, and the Python client talks to it only through gRPC (no py4j, no local JVM).
+
+The server is started as an administrator would start a shared one: with a redirect
+allow-list, and as a production JVM (without conftest's test-switch property), so a
+client's attempts to widen the allow-list or arm a fault step are tried for real."""
 
 from __future__ import annotations
 
@@ -16,8 +20,9 @@ from typing import Dict, Iterator, Tuple
 import pyspark
 import pytest
 
+import shared_session_checks
 from cluster.standalone import free_port
-from conftest import SESSION_CONF
+from conftest import PRODUCTION_ENV, SESSION_CONF
 from deltalog import assert_history_matches_log
 from delta_lifecycle import LifecycleTable, spark_configuration
 from delta_lifecycle.errors import NotADeltaTableError, TableNotFoundError
@@ -69,6 +74,7 @@ def start_connect_server(
     confs = {
         **conf,
         **spark_configuration(),
+        shared_session_checks.ALLOWED_PREFIXES: str(work / "allowed"),
         "spark.sql.warehouse.dir": str(work / "warehouse"),
         "spark.connect.grpc.binding.address": "127.0.0.1",
         "spark.connect.grpc.binding.port": str(port),
@@ -88,7 +94,7 @@ def start_connect_server(
             stderr=subprocess.STDOUT,
             cwd=work,
             start_new_session=True,
-            env={**os.environ, "PYSPARK_PYTHON": sys.executable},
+            env={**PRODUCTION_ENV, "PYSPARK_PYTHON": sys.executable},
         )
     session = None
     try:
@@ -135,3 +141,12 @@ def test_typed_errors_over_connect(connect: Tuple[ConnectSession, Path]) -> None
 
     with pytest.raises(TableNotFoundError):
         LifecycleTable.for_name(spark, "nowhere.nothing").protocol_history()
+
+
+def test_a_client_can_neither_widen_the_allow_list_nor_arm_a_fault_step(
+    connect: Tuple[ConnectSession, Path]
+) -> None:
+    spark, work = connect
+    source = shared_session_checks.policy_table(spark, work)
+    shared_session_checks.check_allow_list_holds(spark, source, work / "allowed")
+    shared_session_checks.check_test_switches_are_off(spark, source, work / "allowed")

@@ -65,6 +65,8 @@ __all__ = [
     "RedirectInvalidTransitionError",
     "RedirectCopyMismatchError",
     "RedirectNotRoutedError",
+    "AdministratorSettingError",
+    "TestSwitchUnavailableError",
     "UnsupportedSparkLineError",
     "convert_exception",
     "translate_errors",
@@ -318,6 +320,20 @@ class RedirectNotRoutedError(DeltaLifecycleError):
 
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED"
 
+class AdministratorSettingError(DeltaLifecycleError):
+    """A session tried to change a setting that is the administrator's policy (such as
+    ``spark.deltaLifecycle.redirect.allowedLocationPrefixes``); only the configuration the
+    application starts with sets it."""
+
+    CONDITION = "DELTA_LIFECYCLE_ADMINISTRATOR_SETTING"
+
+class TestSwitchUnavailableError(DeltaLifecycleError):
+    """A session tried to set a test switch (``spark.deltaLifecycle.test.*``) in a JVM not
+    started for this project's tests, where it does nothing."""
+
+    __test__ = False  # a pytest collection hint: this is not a test class
+    CONDITION = "DELTA_LIFECYCLE_TEST_SWITCH_UNAVAILABLE"
+
 
 class UnsupportedSparkLineError(RuntimeError):
     """The installed pyspark, delta-spark (or Spark's Scala version) form a combination the
@@ -386,6 +402,8 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         RedirectInvalidTransitionError,
         RedirectCopyMismatchError,
         RedirectNotRoutedError,
+        AdministratorSettingError,
+        TestSwitchUnavailableError,
     )
 }
 

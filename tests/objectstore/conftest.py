@@ -19,7 +19,7 @@ import re
 import shutil
 import threading
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional
+from typing import Callable, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -161,14 +161,22 @@ def _restart_jvm_without_s3a() -> None:
 
 
 @pytest.fixture(scope="module")
+def start_conf() -> Dict[str, str]:
+    """Settings a module's application starts with besides S3A's: the administrator's
+    (docs/settings.md), which no session can change later. None unless a module overrides
+    this fixture."""
+    return {}
+
+
+@pytest.fixture(scope="module")
 def spark(
-    object_store: ObjectStore, tmp_path_factory: pytest.TempPathFactory
+    object_store: ObjectStore, tmp_path_factory: pytest.TempPathFactory, start_conf: Dict[str, str]
 ) -> Iterator[SparkSession]:
     """A local[2] session with delta-spark, delta-lifecycle and S3A, for one test module."""
     _restart_jvm_without_s3a()
     warehouse = tmp_path_factory.mktemp("warehouse")
     builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-s3-tests")
-    for key, value in s3_session_conf(object_store).items():
+    for key, value in {**s3_session_conf(object_store), **start_conf}.items():
         builder = builder.config(key, value)
     builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
     session = configure_spark(builder, extra_packages=[hadoop_aws_package()]).getOrCreate()

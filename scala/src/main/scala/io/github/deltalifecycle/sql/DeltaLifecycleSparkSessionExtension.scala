@@ -9,6 +9,7 @@ import io.github.deltalifecycle.sql.analysis.{
 import io.github.deltalifecycle.shims.AnalyzerShim
 import io.github.deltalifecycle.sql.observation.{CommitObserver, DriverFailureWatch, OperationJobs}
 import io.github.deltalifecycle.sql.parser.DeltaLifecycleSqlParser
+import io.github.deltalifecycle.sql.settings.{AdministratorSettings, SettingsGuard}
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 
 /**
@@ -19,6 +20,8 @@ import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
  */
 class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // Before any session of this JVM can run `spark.conf.set` on them.
+    AdministratorSettings.register()
     extensions.injectParser((_, delegate) => new DeltaLifecycleSqlParser(delegate))
     extensions.injectResolutionRule { spark =>
       // Session state is built before any Delta table is opened, so this is early enough.
@@ -33,6 +36,7 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
     AnalyzerShim.injectBeforeTableResolution(extensions, InterceptRedirectPropertyChanges)
     AnalyzerShim.injectPathRouting(extensions, RouteRedirectedPaths)
     extensions.injectCheckRule(spark => CheckRedirectRouting(spark).check)
+    extensions.injectCheckRule(_ => SettingsGuard.check(_))
     extensions.injectOptimizerRule(CheckRedirectRouting)
   }
 

@@ -66,8 +66,8 @@ class LifecycleCatalog extends DeltaCatalog {
         .getOrElse(s"delta.`$path`")
       SessionRouting.route(spark, path, access, name) match {
         case Route.Direct => d
-        case Route.ToLocation(dest) => DeltaTableV2(spark, dest)
-        case Route.ToTable(destName, _) => super.loadTable(sessionIdentifier(destName))
+        case Route.Destination(dest) => DeltaTableV2(spark, dest)
+        case Route.DestinationTable(destName, _) => super.loadTable(sessionIdentifier(destName))
       }
     case other => other
   }

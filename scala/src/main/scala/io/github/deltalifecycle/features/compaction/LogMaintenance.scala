@@ -30,11 +30,6 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
  */
 object LogMaintenance extends Logging {
 
-  /**
-   * The extension's class name; the policy runs only for commits made in a session that loads it.
-   */
-  val ExtensionClassName = "io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension"
-
   private val executor = Executors.newSingleThreadExecutor(new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
       val t = new Thread(r, "delta-lifecycle-log-maintenance")
@@ -54,8 +49,8 @@ object LogMaintenance extends Logging {
   private val MaxRemembered = 10000
 
   /**
-   * Called after an execution of `spark` that may have committed to `deltaLog`. Never throws, never
-   * blocks on storage.
+   * Called after an execution of `spark` (a session that loads the extension) that may have
+   * committed to `deltaLog`. Never throws, never blocks on storage.
    */
   def onCommitted(spark: SparkSession, deltaLog: DeltaLog): Unit =
     try {
@@ -103,12 +98,7 @@ object LogMaintenance extends Logging {
   }
 
   def enabledIn(spark: SparkSession): Boolean =
-    spark.conf.getOption(
-      "spark.sql.extensions"
-    ).exists(_.split(",").map(_.trim).contains(ExtensionClassName)) &&
-      !spark.conf.getOption(
-        PolicySettings.EnabledSessionKey
-      ).exists(_.trim.equalsIgnoreCase("false"))
+    !spark.conf.getOption(PolicySettings.EnabledSessionKey).exists(_.trim.equalsIgnoreCase("false"))
 
   /**
    * Applies the policy to the newest version of the table; returns what it did. The

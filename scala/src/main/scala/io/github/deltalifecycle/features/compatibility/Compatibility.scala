@@ -5,11 +5,11 @@ import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, TableFeatur
 import org.apache.spark.sql.delta.actions.Protocol
 
 /** Whether a client can read (or write) a table: yes, no, or unknown when a source is missing. */
-sealed abstract class Access(val name: String)
-object Access {
-  case object Yes extends Access("yes")
-  case object No extends Access("no")
-  case object Unknown extends Access("unknown")
+sealed abstract class AccessAnswer(val name: String)
+object AccessAnswer {
+  case object Yes extends AccessAnswer("yes")
+  case object No extends AccessAnswer("no")
+  case object Unknown extends AccessAnswer("unknown")
 }
 
 /**
@@ -60,8 +60,8 @@ object TableFeatureSet {
  */
 final case class ClientVerdict(
     client: ClientCapability,
-    canRead: Access,
-    canWrite: Access,
+    canRead: AccessAnswer,
+    canWrite: AccessAnswer,
     readBlockers: Seq[String],
     writeBlockers: Seq[String],
     unknownForRead: Seq[String],
@@ -119,8 +119,9 @@ object Compatibility {
     )
   }
 
-  private def access(blockers: Seq[String], unknown: Boolean): Access =
-    if (blockers.nonEmpty) Access.No else if (unknown) Access.Unknown else Access.Yes
+  private def access(blockers: Seq[String], unknown: Boolean): AccessAnswer =
+    if (blockers.nonEmpty) AccessAnswer.No
+    else if (unknown) AccessAnswer.Unknown else AccessAnswer.Yes
 
   /** (refused, unknown) among `features`, each sorted by name. */
   private def side(features: Map[String, Boolean], support: FeatureSupport) = {

@@ -33,8 +33,8 @@ object DropImpact {
       val (before, afterFast, afterTruncate) =
         (verdicts(protocol), verdicts(fast), verdicts(truncated))
       def gained(b: ClientVerdict, a: ClientVerdict): Option[String] = {
-        val read = b.canRead != Access.Yes && a.canRead == Access.Yes
-        val write = b.canWrite != Access.Yes && a.canWrite == Access.Yes
+        val read = b.canRead != AccessAnswer.Yes && a.canRead == AccessAnswer.Yes
+        val write = b.canWrite != AccessAnswer.Yes && a.canWrite == AccessAnswer.Yes
         Option.when(read || write)(Seq("read" -> read, "write" -> write).collect {
           case (what, true) => what
         }.mkString("+"))
@@ -48,7 +48,7 @@ object DropImpact {
       }
       val blocked = clients.indices.collect {
         case i
-            if afterTruncate(i).canWrite == Access.Yes &&
+            if afterTruncate(i).canWrite == AccessAnswer.Yes &&
               afterFast(i).writeBlockers.contains(CheckpointProtectionTableFeature.name) =>
           clients(i).id
       }

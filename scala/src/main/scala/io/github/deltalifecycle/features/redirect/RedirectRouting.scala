@@ -13,10 +13,10 @@ object Route {
   case object Direct extends Route
 
   /** The redirect destination at a location. */
-  final case class ToLocation(path: Path) extends Route
+  final case class Destination(path: Path) extends Route
 
   /** The redirect destination registered in the session catalog under `name`. */
-  final case class ToTable(name: String, path: Path) extends Route
+  final case class DestinationTable(name: String, path: Path) extends Route
 }
 
 /** Reading, or writing with the named operations (INSERT, UPDATE, DELETE, WRITE, ...). */
@@ -28,12 +28,14 @@ object Access {
 
 /**
  * Session facts routing depends on: the application name (NoRedirectRules), the location prefixes a
- * redirect may point to (empty: any), and how to find a catalog table's location.
+ * redirect may point to (empty: any) and the setting they come from (for errors), and how to find a
+ * catalog table's location.
  */
 final case class RoutingContext(
     hadoopConf: Configuration,
     appName: String,
     allowedPrefixes: Seq[String],
+    allowedPrefixesSetting: String,
     catalogTableLocation: String => Option[Path]
 )
 
@@ -97,8 +99,8 @@ object RedirectRouting {
   def destination(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route = {
     val destPath = checkedDestinationPath(ctx, info.path, c)
     c.spec match {
-      case RedirectSpec.Table(name, _) => Route.ToTable(name, destPath)
-      case _: RedirectSpec.Location => Route.ToLocation(destPath)
+      case RedirectSpec.Table(name, _) => Route.DestinationTable(name, destPath)
+      case _: RedirectSpec.Location => Route.Destination(destPath)
     }
   }
 
@@ -132,7 +134,11 @@ object RedirectRouting {
       l == p || l.startsWith(p + "/")
     }
     if (ctx.allowedPrefixes.nonEmpty && !ctx.allowedPrefixes.exists(within)) {
-      throw LifecycleErrors.redirectLocationNotAllowed(location, ctx.allowedPrefixes)
+      throw LifecycleErrors.redirectLocationNotAllowed(
+        location,
+        ctx.allowedPrefixes,
+        ctx.allowedPrefixesSetting
+      )
     }
   }
 

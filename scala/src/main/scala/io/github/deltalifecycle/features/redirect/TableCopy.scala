@@ -199,7 +199,9 @@ final class TableCopy(
  * TEST ONLY: what a copy's tasks do besides copying, decided on the driver from the session's test
  * settings (tasks see no session). `haltAt`: the fault-injection step to halt at after a task's
  * first copied file, when the session arms it. `delayMillis`: a wait before each file, so a test
- * can watch a copy run and cancel it (`FaultInjection.CopyDelayKey`). Both are off outside tests.
+ * can watch a copy run and cancel it (`FaultInjection.CopyDelayKey`). Both are off outside tests:
+ * the driver hands a task none unless it runs in a test JVM, and the task acts on them only if its
+ * executor's JVM is one too.
  */
 private[redirect] final case class CopyFaults(haltAt: Option[String], delayMillis: Long)
 
@@ -267,7 +269,7 @@ object TableCopy {
         problems = (out.problems :+ what).take(TaskOutcome.Examples)
       )
     files.foreach { f =>
-      if (faults.delayMillis > 0) Thread.sleep(faults.delayMillis)
+      FaultInjection.delay(faults.delayMillis)
       val from = new Path(f.source)
       val to = new Path(toRoot, new Path(null, null, f.target))
       val fromFs = from.getFileSystem(hadoopConf)

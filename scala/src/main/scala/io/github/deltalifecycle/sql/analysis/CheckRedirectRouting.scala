@@ -2,6 +2,7 @@ package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.core.LifecycleErrors
 import io.github.deltalifecycle.features.redirect.{RedirectConfig, RedirectState}
+import io.github.deltalifecycle.sql.LifecycleCatalog
 import io.github.deltalifecycle.sql.routing.RedirectSession
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -44,6 +45,10 @@ case class CheckRedirectRouting(spark: SparkSession) extends Rule[LogicalPlan] {
     RedirectConfig.fromMetadata(metadata, path).foreach { c =>
       val staleHere = !c.isDestinationMarker && c.state != RedirectState.EnableInProgress
       val appReadsSource = c.ruleFor(RedirectSession.appName(spark)).isDefined
-      if (staleHere && !appReadsSource) throw LifecycleErrors.redirectNotRouted(path, c.state.name)
+      if (staleHere && !appReadsSource) throw LifecycleErrors.redirectNotRouted(
+        path,
+        c.state.name,
+        classOf[LifecycleCatalog].getName
+      )
     }
 }

@@ -3,6 +3,7 @@ package io.github.deltalifecycle.sql.observation
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.features.compaction.LogMaintenance
+import io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension
 import org.apache.hadoop.fs.Path
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
@@ -29,12 +30,22 @@ import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 final class CommitObserver extends SparkListener with Logging {
   override def onOtherEvent(event: SparkListenerEvent): Unit = event match {
     case end: SparkListenerSQLExecutionEnd =>
-      try SparkInternals.succeededQuery(end).foreach { case (spark, plan) =>
-          DeltaWriteTargets.of(spark, plan).foreach(LogMaintenance.onCommitted(spark, _))
+      try SparkInternals.succeededQuery(end).filter(q => loadsExtension(q._1)).foreach {
+          case (spark, plan) =>
+            DeltaWriteTargets.of(spark, plan).foreach(LogMaintenance.onCommitted(spark, _))
         }
       catch { case NonFatal(e) => logWarning("Could not look for Delta commits in a query", e) }
     case _ =>
   }
+
+  /**
+   * Whether `spark` loads this extension: another session on the same context (stock delta-spark)
+   * keeps stock behaviour, with no maintenance after its commits.
+   */
+  private def loadsExtension(spark: SparkSession): Boolean =
+    spark.conf.getOption("spark.sql.extensions").exists(
+      _.split(",").map(_.trim).contains(classOf[DeltaLifecycleSparkSessionExtension].getName)
+    )
 }
 
 object CommitObserver {

@@ -34,8 +34,8 @@ object SessionRouting extends Logging {
   /** The location an access goes to instead of the table's own, if it is routed. */
   def destinationPath(route: Route): Option[Path] = route match {
     case Route.Direct => None
-    case Route.ToLocation(dest) => Some(dest)
-    case Route.ToTable(_, dest) => Some(dest)
+    case Route.Destination(dest) => Some(dest)
+    case Route.DestinationTable(_, dest) => Some(dest)
   }
 
   private val MaxWarnedLocations = 1000

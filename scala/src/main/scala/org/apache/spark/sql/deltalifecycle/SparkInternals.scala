@@ -10,6 +10,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog
 import org.apache.spark.sql.connector.catalog.{CatalogPlugin, TableCatalog}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.util.SerializableConfiguration
 
 /**
@@ -59,6 +60,24 @@ object SparkInternals {
   /** A Hadoop configuration shipped once to the executors (Spark's serializable wrapper). */
   def broadcastHadoopConf(spark: SparkSession, conf: Configuration): BroadcastHadoopConf =
     new BroadcastHadoopConf(spark.sparkContext.broadcast(new SerializableConfiguration(conf)))
+
+  /**
+   * The value of `key` in the configuration the application was started with (spark-submit
+   * `--conf`, spark-defaults.conf, the builder of the first session), which no session can change.
+   */
+  def startupSetting(spark: SparkSession, key: String): Option[String] =
+    spark.sparkContext.conf.getOption(key)
+
+  /**
+   * Registers `key` as a static SQL configuration, as Spark's own `spark.sql.warehouse.dir` is:
+   * `spark.conf.set` and `RESET` of it then fail with CANNOT_MODIFY_STATIC_CONFIG in every session
+   * of this JVM. Registering twice is a no-op.
+   */
+  def registerStaticSetting(key: String, doc: String): Unit = synchronized {
+    if (!SQLConf.isStaticConfigKey(key)) {
+      SQLConf.buildStaticConf(key).doc(doc).stringConf.createOptional
+    }
+  }
 
   /** The local properties that `SparkContext.setJobGroup` sets, to save and restore them. */
   val JobGroupProperties: Seq[String] = Seq(

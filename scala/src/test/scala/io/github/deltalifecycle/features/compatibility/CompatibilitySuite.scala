@@ -38,12 +38,12 @@ class CompatibilitySuite extends AnyFunSuite {
 
   test("a read-only client reads what its sources list and never writes; no drop helps it") {
     val v = verdict(features(DeletionVectorsTableFeature), "athena")
-    assert(v.canRead === Access.Yes)
-    assert(v.canWrite === Access.No)
+    assert(v.canRead === AccessAnswer.Yes)
+    assert(v.canWrite === AccessAnswer.No)
     assert(v.writeBlockers === Seq(Compatibility.ReadOnlyClient))
     assert(v.dropForWrite.isEmpty && v.unknownForWrite.isEmpty && !v.writeNeedsTruncateHistory)
     // Even a legacy protocol that any writer handles.
-    assert(verdict(Protocol(1, 1), "athena").canWrite === Access.No)
+    assert(verdict(Protocol(1, 1), "athena").canWrite === AccessAnswer.No)
   }
 
   test("a feature whose check depends on the table's schema stays unknown in a closed registry") {
@@ -51,16 +51,16 @@ class CompatibilitySuite extends AnyFunSuite {
     // implies) only while it has no constraint.
     val constraints = Protocol(1, 3)
     val kernel = verdict(constraints, "delta-kernel-java-4.4")
-    assert(kernel.canWrite === Access.Unknown)
+    assert(kernel.canWrite === AccessAnswer.Unknown)
     assert(kernel.unknownForWrite === Seq("checkConstraints", "invariants"))
     // Kernel 3.3 refuses writer versions 3 to 6 outright.
     assert(verdict(constraints, "delta-kernel-java-3.3").writeBlockers === Seq("checkConstraints"))
     // delta-kernel-rs does not know checkpointProtection: it reads after a fast drop, not writes.
     val rs = verdict(features(CheckpointProtectionTableFeature), "delta-kernel-rs-0.27")
-    assert(rs.canRead === Access.Yes && rs.canWrite === Access.No)
+    assert(rs.canRead === AccessAnswer.Yes && rs.canWrite === AccessAnswer.No)
     // Trino reads v2 checkpoints but its writer set does not name them.
     val trino = verdict(features(V2CheckpointTableFeature), "trino")
-    assert(trino.canRead === Access.Yes && trino.writeBlockers === Seq("v2Checkpoint"))
+    assert(trino.canRead === AccessAnswer.Yes && trino.writeBlockers === Seq("v2Checkpoint"))
   }
 
   test("the delta-spark entry of the jar's own line lists exactly features its registry knows") {
@@ -86,9 +86,9 @@ class CompatibilitySuite extends AnyFunSuite {
   test("deletion vectors: delta-spark 2.4 reads them, deltalake 0.25 needs them dropped") {
     val p = features(DeletionVectorsTableFeature)
     val spark24 = verdict(p, "delta-spark-2.4")
-    assert(spark24.canRead === Access.Yes && spark24.canWrite === Access.Yes)
+    assert(spark24.canRead === AccessAnswer.Yes && spark24.canWrite === AccessAnswer.Yes)
     val rs = verdict(p, "deltalake-0.25")
-    assert(rs.canRead === Access.No)
+    assert(rs.canRead === AccessAnswer.No)
     assert(rs.readBlockers === Seq("deletionVectors"))
     assert(rs.dropForRead === Seq(FeatureToDrop("deletionVectors", droppable = true)))
     // 0.25 writes past checkpointProtection (checked here); 1.x refuses it, so dropping for
@@ -100,21 +100,21 @@ class CompatibilitySuite extends AnyFunSuite {
   test("after a fast drop, deltalake 1.x reads but cannot write until checkpointProtection goes") {
     val p = features(CheckpointProtectionTableFeature)
     val v = verdict(p, "deltalake-1.x")
-    assert(v.canRead === Access.Yes)
-    assert(v.canWrite === Access.No)
+    assert(v.canRead === AccessAnswer.Yes)
+    assert(v.canWrite === AccessAnswer.No)
     assert(v.writeBlockers === Seq("checkpointProtection"))
     assert(v.dropForWrite === Seq(FeatureToDrop("checkpointProtection", droppable = true)))
     assert(v.writeNeedsTruncateHistory)
     // delta-spark 3.3 knows the feature; 3.2 (Fabric Runtime 1.3) does not.
-    assert(verdict(p, "delta-spark-3.3").canWrite === Access.Yes)
+    assert(verdict(p, "delta-spark-3.3").canWrite === AccessAnswer.Yes)
     assert(verdict(p, "delta-spark-3.2").writeBlockers === Seq("checkpointProtection"))
-    assert(verdict(p, "fabric-runtime-1.3").canWrite === Access.No)
+    assert(verdict(p, "fabric-runtime-1.3").canWrite === AccessAnswer.No)
   }
 
   test("features that depend on a blocker are dropped first, and undroppable ones are named") {
     val p = features(RowTrackingFeature, DomainMetadataTableFeature)
     val v = verdict(p, "delta-spark-2.4")
-    assert(v.canRead === Access.Yes, "rowTracking and domainMetadata are writer features")
+    assert(v.canRead === AccessAnswer.Yes, "rowTracking and domainMetadata are writer features")
     assert(v.writeBlockers === Seq("domainMetadata", "rowTracking"))
     assert(v.dropForWrite.map(_.feature) === Seq("rowTracking", "domainMetadata"))
     // DROP FEATURE cannot remove either (delta-spark has no downgrade for them).
@@ -124,14 +124,14 @@ class CompatibilitySuite extends AnyFunSuite {
   test("a legacy protocol's implied features: refused where listed, unknown where not") {
     val columnMapping = Protocol(2, 5)
     val rs = verdict(columnMapping, "deltalake-0.25")
-    assert(rs.canRead === Access.No && rs.readBlockers === Seq("columnMapping"))
+    assert(rs.canRead === AccessAnswer.No && rs.readBlockers === Seq("columnMapping"))
     // Polars 1.33 reads column mapping (checked by tests/test_compatibility_clients.py).
-    assert(verdict(columnMapping, "polars").canRead === Access.Yes)
+    assert(verdict(columnMapping, "polars").canRead === AccessAnswer.Yes)
     // duckdb-delta 0.3: its delta-kernel-rs lets column mapping through, but no source says
     // whether DuckDB applies it.
     val duck = verdict(columnMapping, "duckdb-delta")
-    assert(duck.canRead === Access.Unknown && duck.unknownForRead.contains("columnMapping"))
-    assert(verdict(Protocol(1, 2), "duckdb-delta").canRead === Access.Yes)
+    assert(duck.canRead === AccessAnswer.Unknown && duck.unknownForRead.contains("columnMapping"))
+    assert(verdict(Protocol(1, 2), "duckdb-delta").canRead === AccessAnswer.Yes)
   }
 
   test("icebergCompatV2 needs columnMapping: both go, the dependent first") {
@@ -144,7 +144,7 @@ class CompatibilitySuite extends AnyFunSuite {
   test("a table beyond a client's protocol versions is blocked by the version itself") {
     val narrow = client("delta-spark-2.4").copy(maxReaderVersion = Some(1))
     val v = Compatibility.evaluate(Protocol(2, 5), narrow)
-    assert(v.canRead === Access.No && v.readBlockers.contains("minReaderVersion=2"))
+    assert(v.canRead === AccessAnswer.No && v.readBlockers.contains("minReaderVersion=2"))
   }
 
   test("clients are named by id or by family, in any case; others get a typed error") {

@@ -25,7 +25,8 @@ class RedirectRoutingSuite extends AnyFunSuite {
   private def context(
       allowedPrefixes: Seq[String] = Nil,
       catalog: Map[String, Path] = Map.empty
-  ): RoutingContext = RoutingContext(new Configuration(), app, allowedPrefixes, catalog.get)
+  ): RoutingContext =
+    RoutingContext(new Configuration(), app, allowedPrefixes, "allowed", catalog.get)
 
   private def redirect(
       state: RedirectState,
@@ -67,7 +68,7 @@ class RedirectRoutingSuite extends AnyFunSuite {
   private def outcome(info: RedirectInfo, access: Access): Expected =
     try route(info, access) match {
         case Route.Direct => Source
-        case Route.ToLocation(p) if p == new Path(destination) => Destination
+        case Route.Destination(p) if p == new Path(destination) => Destination
         case other => fail(s"unexpected route $other")
       }
     catch { case e: DeltaLifecycleException => Refused(e.getCondition) }
@@ -137,8 +138,8 @@ class RedirectRoutingSuite extends AnyFunSuite {
     val recorded = s"$root/recorded"
     val info = redirect(Ready, spec = RedirectSpec.Table(name, Some(recorded)))
     assert(route(info, Access.Read, context(catalog = Map(name -> inCatalog))) ===
-      Route.ToTable(name, inCatalog))
-    assert(route(info, insert) === Route.ToTable(name, new Path(recorded)))
+      Route.DestinationTable(name, inCatalog))
+    assert(route(info, insert) === Route.DestinationTable(name, new Path(recorded)))
     val nowhere = redirect(Ready, spec = RedirectSpec.Table(name, None))
     val e = intercept[DeltaLifecycleException](route(nowhere, Access.Read))
     assert(e.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT" &&
@@ -155,7 +156,7 @@ class RedirectRoutingSuite extends AnyFunSuite {
     for (prefix <- Seq(root, s"file:$root", s"file://$root/")) {
       assert(
         route(ready, Access.Read, context(allowedPrefixes = Seq(prefix))) ===
-          Route.ToLocation(new Path(destination)),
+          Route.Destination(new Path(destination)),
         prefix
       )
     }

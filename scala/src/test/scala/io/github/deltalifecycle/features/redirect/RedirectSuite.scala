@@ -2,7 +2,6 @@ package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.core.{LogCommitter, TableLog}
-import io.github.deltalifecycle.sql.routing.RedirectSession
 import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType
@@ -13,8 +12,8 @@ import org.scalatest.funsuite.AnyFunSuite
 /**
  * Table redirection end to end in one session with the extension and its catalog: the enable and
  * disable procedures, routing of every entry point per state, the state machine behind ALTER TABLE
- * ... TBLPROPERTIES, and the safety checks (chains, cycles, allowed locations, non-empty
- * destinations, malformed values, writes in IN-PROGRESS states).
+ * ... TBLPROPERTIES, and the safety checks (chains, cycles, non-empty destinations, malformed
+ * values, writes in IN-PROGRESS states). The allow-list: SharedSessionPolicySuite.
  */
 class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   import spark.implicits._
@@ -243,8 +242,7 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "refusals: non-empty destination, location outside the allowed prefixes, " +
-      "no redirect to unset, bad transitions and values"
+    "refusals: non-empty destination, no redirect to unset, bad transitions and values"
   ) {
     val src = table("src-refusals", 0 until 2)
     val other = table("other-table", 0 until 1)
@@ -252,12 +250,6 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
       "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY")
     assert(failure(sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$src/inner'")).getCondition ===
       "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY")
-    spark.conf.set(RedirectSession.AllowedPrefixesKey, newTableDir("allowed"))
-    try assert(failure(
-        sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '${newTableDir("elsewhere")}'")
-      ).getCondition ===
-        "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED")
-    finally spark.conf.unset(RedirectSession.AllowedPrefixesKey)
     assert(failure(sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")).getCondition ===
       "DELTA_LIFECYCLE_REDIRECT_STATE")
     val dest = newTableDir("dest-refusals")
@@ -278,8 +270,7 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   test(
-    "cycles and chains are refused when set and when resolved; " +
-      "the allowed prefixes apply at resolution too"
+    "cycles and chains are refused when set and when resolved"
   ) {
     val a = table("cycle-a", 0 until 2)
     val b = newTableDir("cycle-b")
@@ -307,14 +298,6 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(resolved.getCondition === "DELTA_LIFECYCLE_REDIRECT_CHAIN" &&
       resolved.getMessage.contains("is a cycle"))
 
-    val c = table("chain-c", 0 until 1)
-    val d = newTableDir("chain-d")
-    sql(s"ALTER TABLE delta.`$c` SET REDIRECT TO '$d'")
-    assert(idsOf(s"delta.`$c`") === Seq(0L))
-    spark.conf.set(RedirectSession.AllowedPrefixesKey, newTableDir("somewhere-else"))
-    try assert(failure(sql(s"SELECT * FROM delta.`$c`")).getCondition ===
-        "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED")
-    finally spark.conf.unset(RedirectSession.AllowedPrefixesKey)
   }
 
   test(

@@ -1,0 +1,340 @@
+package io.github.deltalifecycle.core
+
+import org.apache.spark.sql.delta.DeltaConfigs
+
+/**
+ * One constructor per failure, so messages stay consistent and say what to do. Each names its
+ * condition in `error/delta-lifecycle-error-conditions.json` (ErrorConditionsSuite keeps the two in
+ * step). Names that belong to the layers above (settings, classes) are passed in.
+ */
+object LifecycleErrors {
+  private def error(
+      condition: String,
+      parameters: (String, Any)*
+  ): DeltaLifecycleException =
+    new DeltaLifecycleException(condition, parameters.map { case (k, v) => k -> v.toString }.toMap)
+
+  private def withCause(
+      cause: Throwable,
+      condition: String,
+      parameters: (String, Any)*
+  ): DeltaLifecycleException =
+    new DeltaLifecycleException(
+      condition,
+      parameters.map { case (k, v) => k -> v.toString }.toMap,
+      Some(cause)
+    )
+
+  def notADeltaTable(path: String, why: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_NOT_A_DELTA_TABLE", "path" -> path, "reason" -> why)
+
+  def tableNotFound(name: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_TABLE_NOT_FOUND", "table" -> name)
+
+  def notDeltaProvider(name: String, provider: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_NOT_DELTA_PROVIDER", "table" -> name, "provider" -> provider)
+
+  def versionNotFound(version: Long, earliest: Long, latest: Long): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_VERSION_NOT_FOUND",
+      "version" -> version,
+      "earliest" -> earliest,
+      "latest" -> latest
+    )
+
+  def nonContiguousVersions(logPath: String, missing: Seq[Long]): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_NON_CONTIGUOUS_VERSIONS",
+      "logPath" -> logPath,
+      "missingVersions" -> shortList(missing.map(_.toString))
+    )
+
+  def unreadableCheckpoint(file: String, cause: Throwable): DeltaLifecycleException =
+    withCause(
+      cause,
+      "DELTA_LIFECYCLE_UNREADABLE_CHECKPOINT",
+      "file" -> file,
+      "reason" -> String.valueOf(cause.getMessage)
+    )
+
+  def invalidProtocol(version: Long, detail: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_INVALID_PROTOCOL", "where" -> s"at version $version", "reason" -> detail)
+
+  def invalidProtocolIn(file: String, detail: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_INVALID_PROTOCOL", "where" -> s"action in $file", "reason" -> detail)
+
+  def corruptLog(
+      file: String,
+      detail: String,
+      cause: Option[Throwable] = None
+  ): DeltaLifecycleException =
+    new DeltaLifecycleException(
+      "DELTA_LIFECYCLE_CORRUPT_LOG",
+      Map("file" -> file, "reason" -> detail),
+      cause
+    )
+
+  def invalidCompactionRange(start: Long, end: Long, why: String): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_INVALID_COMPACTION_RANGE",
+      "startVersion" -> start,
+      "endVersion" -> end,
+      "reason" -> why
+    )
+
+  def compactionConflict(file: String, why: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_COMPACTION_CONFLICT", "file" -> file, "reason" -> why)
+
+  def compactionTooLarge(
+      start: Long,
+      end: Long,
+      limitBytes: Long,
+      version: Long,
+      setting: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_COMPACTION_TOO_LARGE",
+      "startVersion" -> start,
+      "endVersion" -> end,
+      "limitBytes" -> limitBytes,
+      "version" -> version,
+      "setting" -> setting
+    )
+
+  def unsupportedProtocol(
+      version: Long,
+      features: Set[String],
+      operation: String
+  ): DeltaLifecycleException = {
+    val what =
+      if (features.isEmpty) "a protocol version"
+      else "features " + features.toSeq.sorted.mkString(", ")
+    error(
+      "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL",
+      "operation" -> operation,
+      "reason" ->
+        (s"the protocol at version $version uses $what that this client does not " +
+          "support, and rewriting or deleting log files of such a version could change what the " +
+          "log means. Use a client that supports the protocol.")
+    )
+  }
+
+  def unsupportedAction(
+      file: String,
+      actionType: String,
+      operation: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL",
+      "operation" -> operation,
+      "reason" ->
+        (s"$file holds a '$actionType' action that this client does not know, so it " +
+          "cannot tell what the action means for the table state.")
+    )
+
+  def invalidArgument(what: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_INVALID_ARGUMENT", "reason" -> what)
+
+  def concurrentCommit(table: String, version: Long): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_CONCURRENT_COMMIT", "table" -> table, "version" -> version)
+
+  def commitNotVisible(table: String, version: Long): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_COMMIT_NOT_VISIBLE", "table" -> table, "version" -> version)
+
+  /** See [[CommitCoordination]]: `kind` and `name` say why, `owner` who takes the commits. */
+  def coordinatedTable(
+      table: String,
+      operation: String,
+      kind: String,
+      name: String,
+      owner: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_COORDINATED_TABLE",
+      "operation" -> operation,
+      "table" -> table,
+      "kind" -> kind,
+      "name" -> name,
+      "owner" -> owner
+    )
+
+  def unknownFeature(name: String, droppable: Seq[String]): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_UNKNOWN_FEATURE",
+      "feature" -> name,
+      "droppable" -> droppable.mkString(", ")
+    )
+
+  def dropNotSupportedOnLine(
+      name: String,
+      reason: String,
+      droppable: Seq[String]
+  ): DeltaLifecycleException = error(
+    "DELTA_LIFECYCLE_DROP_NOT_SUPPORTED_ON_LINE",
+    "feature" -> name,
+    "reason" -> reason,
+    "droppable" -> droppable.mkString(", ")
+  )
+
+  def featureNotPresent(name: String, table: String, version: Long): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_FEATURE_NOT_PRESENT",
+      "feature" -> name,
+      "table" -> table,
+      "version" -> version
+    )
+
+  def dependentFeatures(name: String, dependents: Seq[String]): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_DEPENDENT_FEATURE",
+      "feature" -> name,
+      "dependents" -> dependents.mkString(", "),
+      "dependVerb" -> (if (dependents.size == 1) "depends" else "depend"),
+      "dependentsToDrop" -> dependents.mkString(" and ")
+    )
+
+  def featureInUse(name: String, detail: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_FEATURE_IN_USE", "feature" -> name, "reason" -> detail)
+
+  def featureTracesRemain(name: String, version: Long): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN", "feature" -> name, "version" -> version)
+
+  def unknownClient(client: String, known: Seq[String]): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_UNKNOWN_CLIENT", "client" -> client, "known" -> known.mkString(", "))
+
+  /** DROP FEATURES FOR CLIENT refused: `features` block `access` and cannot be dropped. */
+  def clientNeedsUndroppable(
+      table: String,
+      client: String,
+      access: String,
+      features: Seq[String]
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_CLIENT_NEEDS_UNDROPPABLE",
+      "table" -> table,
+      "client" -> client,
+      "access" -> access,
+      "features" -> features.mkString(", ")
+    )
+
+  def truncateHistoryRequired(name: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_TRUNCATE_HISTORY_REQUIRED", "feature" -> name)
+
+  def truncateHistoryNotApplicable(name: String): DeltaLifecycleException =
+    invalidArgument(
+      s"'$name' is a writer feature that leaves no traces readers depend on, so there is no " +
+        s"history to truncate. Run DROP FEATURE $name without TRUNCATE HISTORY."
+    )
+
+  def waitForRetention(
+      name: String,
+      why: String,
+      readyAtMillis: Long,
+      retention: String,
+      command: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_DROP_FEATURE_WAIT",
+      "feature" -> name,
+      "reason" -> why,
+      "retentionKey" -> DeltaConfigs.TABLE_FEATURE_DROP_TRUNCATE_HISTORY_LOG_RETENTION.key,
+      "retention" -> retention,
+      "command" -> command,
+      "readyAt" -> java.time.Instant.ofEpochMilli(readyAtMillis)
+    )
+
+  def invalidRedirect(where: String, why: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_INVALID_REDIRECT", "table" -> where, "reason" -> why)
+
+  def redirectWriteRefused(
+      table: String,
+      state: String,
+      operation: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED",
+      "operation" -> operation,
+      "table" -> table,
+      "reason" ->
+        (s"its redirect is in state $state, which accepts no writes or metadata " +
+          "changes. Wait until the redirect command finishes (or run it again to complete it), " +
+          "then retry.")
+    )
+
+  def redirectDestinationReadOnly(table: String, source: String): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED",
+      "operation" -> "write to",
+      "table" -> table,
+      "reason" ->
+        (s"it was the destination of a redirect from $source, which is being or has " +
+          s"been removed, so it is read-only. Write to $source instead.")
+    )
+
+  def redirectChain(chain: Seq[String]): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_REDIRECT_CHAIN",
+      "hops" -> chain.mkString(" -> "),
+      "shape" -> (if (chain.distinct.size < chain.size) "cycle" else "chain")
+    )
+
+  def redirectLocationNotAllowed(
+      location: String,
+      prefixes: Seq[String],
+      prefixesSetting: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED",
+      "location" -> location,
+      "prefixesKey" -> prefixesSetting,
+      "prefixes" -> prefixes.mkString(",")
+    )
+
+  def redirectDestinationNotEmpty(location: String, detail: String): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY",
+      "location" -> location,
+      "reason" -> detail
+    )
+
+  def redirectState(table: String, detail: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_REDIRECT_STATE", "table" -> table, "reason" -> detail)
+
+  def redirectInvalidTransition(
+      table: String,
+      from: String,
+      to: String,
+      allowed: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_REDIRECT_INVALID_TRANSITION",
+      "table" -> table,
+      "from" -> from,
+      "to" -> to,
+      "allowed" -> allowed
+    )
+
+  def redirectCopyMismatch(detail: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_REDIRECT_COPY_MISMATCH", "reason" -> detail)
+
+  def redirectNotRouted(
+      path: String,
+      state: String,
+      catalogClass: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED",
+      "path" -> path,
+      "state" -> state,
+      "catalogClass" -> catalogClass
+    )
+
+  def administratorSetting(setting: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_ADMINISTRATOR_SETTING", "setting" -> setting)
+
+  def testSwitchUnavailable(setting: String, property: String): DeltaLifecycleException =
+    error("DELTA_LIFECYCLE_TEST_SWITCH_UNAVAILABLE", "setting" -> setting, "property" -> property)
+
+  private def shortList(items: Seq[String]): String =
+    items.take(10).mkString(", ") + (if (items.size > 10) ", ..." else "")
+}

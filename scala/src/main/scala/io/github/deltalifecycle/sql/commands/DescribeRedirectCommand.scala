@@ -1,0 +1,17 @@
+package io.github.deltalifecycle.sql.commands
+
+import io.github.deltalifecycle.core.LifecycleErrors
+import io.github.deltalifecycle.features.redirect.{RedirectLookup, RedirectResult}
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.routing.RedirectSession
+import org.apache.spark.sql.{Row, SparkSession}
+
+/** The redirect of a table as its log records it (state NORMAL when there is none). */
+case class DescribeRedirectCommand(table: LifecycleTableRef) extends RedirectCommand {
+  override def run(spark: SparkSession): Seq[Row] = {
+    val ctx = RedirectSession.context(spark)
+    val info = RedirectLookup.read(ctx.hadoopConf, table.path)
+      .getOrElse(throw LifecycleErrors.notADeltaTable(table.path.toString, "there is no Delta log"))
+    row(RedirectResult.describe(ctx, table.displayName, info))
+  }
+}

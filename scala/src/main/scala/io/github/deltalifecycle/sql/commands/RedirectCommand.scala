@@ -1,0 +1,49 @@
+package io.github.deltalifecycle.sql.commands
+
+import io.github.deltalifecycle.features.redirect.{RedirectResult, RoutingContext}
+import io.github.deltalifecycle.sql.plans.RedirectStatus
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.routing.RedirectSession
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.deltalifecycle.SparkInternals
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+
+/** The shared output of the redirect commands. */
+trait RedirectCommand extends LeafRunnableCommand {
+  override val output: Seq[Attribute] = RedirectStatus.outputAttributes
+
+  protected def row(r: RedirectResult): Seq[Row] = Seq(Row(
+    r.table,
+    r.state,
+    r.mode.map(_.sqlName).orNull,
+    r.redirectType.orNull,
+    r.destination.orNull,
+    r.destinationLocation.orNull,
+    r.noRedirectRules.map(_.describe),
+    r.version,
+    r.filesCopied,
+    r.bytesCopied,
+    r.commitVersions,
+    r.steps
+  ))
+
+  /**
+   * Runs `change` of `table` with the session's routing context, then forgets the table's cached
+   * relation; the result is the command's row.
+   */
+  protected def changing(spark: SparkSession, table: LifecycleTableRef)(
+      change: RoutingContext => RedirectResult
+  ): Seq[Row] = {
+    val result = change(RedirectSession.context(spark))
+    refresh(spark, table)
+    row(result)
+  }
+
+  /**
+   * Forgets the catalog's cached relation of the table. Not `spark.catalog.refreshTable`: it
+   * re-resolves the table, which now routes to a destination that has no catalog entry.
+   */
+  private def refresh(spark: SparkSession, table: LifecycleTableRef): Unit =
+    table.catalogTable.foreach(t => SparkInternals.sessionCatalog(spark).refreshTable(t.identifier))
+}

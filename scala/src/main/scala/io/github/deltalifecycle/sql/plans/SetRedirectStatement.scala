@@ -1,0 +1,18 @@
+package io.github.deltalifecycle.sql.plans
+
+import io.github.deltalifecycle.features.redirect.{NoRedirectRule, RedirectMode}
+import org.apache.spark.sql.types.StructType
+
+/**
+ * `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY]`
+ * `TO '<location>' | TABLE <name> [NO REDIRECT RULES (...)]`.
+ */
+case class SetRedirectStatement(
+    table: Seq[String],
+    mode: RedirectMode,
+    location: Option[String],
+    targetTable: Option[Seq[String]],
+    rules: Seq[NoRedirectRule]
+) extends LifecycleStatement {
+  override protected def resultSchema: StructType = RedirectStatus.schema
+}
