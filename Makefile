@@ -158,6 +158,9 @@ bench: install
 	$(SBT) "lifecycle/Test/runMain io.github.deltalifecycle.bench.CompactionBenchmark 5 100000 1000"
 	$(VENV_PY) bench/delta_rs_open.py
 	$(VENV_PY) bench/plot_compaction.py
+	$(SBT) "lifecycle/Test/runMain io.github.deltalifecycle.bench.LevelsBenchmark 5 100000 1000 40"
+	$(VENV_PY) bench/delta_rs_levels.py
+	$(VENV_PY) bench/plot_levels.py
 	$(VENV_PY) bench/drop_feature.py 3
 	$(VENV_PY) bench/redirect.py 21
 	$(VENV_PY) bench/objectstore_requests.py

@@ -8,7 +8,7 @@ import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List
 
 import matplotlib
 
@@ -21,6 +21,29 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def read(name: str) -> List[Dict[str, str]]:
     with open(RESULTS / name, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def draw_bytes_and_latency(
+    middle: Any, right: Any, every10: Dict[str, str], policy: Dict[str, str],
+    latency: Dict[str, List[float]], policy_label: str, latency_title: str,
+) -> None:
+    """The bytes-written bars and the INSERT-latency boxes, shared with plot_levels.py.
+
+    Examples:
+        >>> draw_bytes_and_latency(ax1, ax2, every10, policy, latency, "policy", "latency")  # doctest: +SKIP
+    """
+    names = ["checkpoint\nevery 10", policy_label]
+    megabytes = [int(every10["bytes_written"]) / 1e6, int(policy["bytes_written"]) / 1e6]
+    middle.bar(names, megabytes, color=["tab:gray", "tab:blue"])
+    for i, mb in enumerate(megabytes):
+        middle.annotate(f"{mb:.2f} MB", (i, mb), ha="center", va="bottom")
+    middle.set_ylabel("log-maintenance MB written")
+    middle.set_title(f"{every10['commits']} commits on a table of {every10['table_files']} files")
+
+    right.boxplot([latency["policy off"], latency["policy on"]])
+    right.set_xticks([1, 2], ["policy off", "policy on"])
+    right.set_ylabel("INSERT commit, seconds")
+    right.set_title(latency_title)
 
 
 def main() -> int:
@@ -68,18 +91,9 @@ def main() -> int:
     left.set_title("Cold snapshot: fresh log, then a count of the files")
     left.legend(fontsize=8)
 
-    names = ["checkpoint\nevery 10", "compaction every 10,\ncheckpoint every 100"]
-    megabytes = [int(every10["bytes_written"]) / 1e6, int(policy["bytes_written"]) / 1e6]
-    middle.bar(names, megabytes, color=["tab:gray", "tab:blue"])
-    for i, mb in enumerate(megabytes):
-        middle.annotate(f"{mb:.1f} MB", (i, mb), ha="center", va="bottom")
-    middle.set_ylabel("log-maintenance MB written")
-    middle.set_title(f"{every10['commits']} commits on a table of {every10['table_files']} files")
-
-    right.boxplot([latency["policy off"], latency["policy on"]])
-    right.set_xticks([1, 2], ["policy off", "policy on"])
-    right.set_ylabel("INSERT commit, seconds")
-    right.set_title("Commit latency with the post-commit policy")
+    draw_bytes_and_latency(middle, right, every10, policy, latency,
+                           "compaction every 10,\ncheckpoint every 100",
+                           "Commit latency with the post-commit policy")
     fig.tight_layout()
     fig.savefig(RESULTS / "compaction.png", dpi=110)
     print("wrote", RESULTS / "compaction.png", file=sys.stderr)

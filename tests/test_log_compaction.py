@@ -156,10 +156,12 @@ def policy(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Pol
     """
     path = tmp_path_factory.mktemp("policy") / "t"
     latest = 7
+    # A checkpoint interval of 9 (no checkpoint before version 9) keeps one level of compactions:
+    # levels of wider ones are tests/test_log_levels.py's.
     make_table(
         spark,
         path,
-        f"{RARE_CHECKPOINTS}, 'deltaLifecycle.logCompaction.interval' = '{POLICY_INTERVAL}'",
+        f"'delta.checkpointInterval' = '9', 'deltaLifecycle.logCompaction.interval' = '{POLICY_INTERVAL}'",
         inserts=latest,
     )
     deadline = time.monotonic() + POLICY_TIMEOUT_SECONDS

@@ -81,7 +81,8 @@ def policy(spark: SparkSession, object_store: ObjectStore, bucket: str) -> Polic
     make_table(
         spark,
         uri,
-        "'delta.checkpointInterval' = '100', "
+        # A checkpoint interval of 9 keeps one level of compactions (docs/log-compaction.md).
+        "'delta.checkpointInterval' = '9', "
         f"'deltaLifecycle.logCompaction.interval' = '{POLICY_INTERVAL}'",
         POLICY_INSERTS,
     )

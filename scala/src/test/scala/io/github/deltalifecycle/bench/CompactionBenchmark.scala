@@ -5,12 +5,7 @@ import java.nio.file.{Files, StandardCopyOption}
 
 import org.apache.commons.io.FileUtils
 import io.github.deltalifecycle.core.TableLog
-import io.github.deltalifecycle.features.compaction.{
-  LogCompaction,
-  LogMaintenance,
-  MaintenanceAction,
-  PolicySettings
-}
+import io.github.deltalifecycle.features.compaction.{LogCompaction, PolicySettings}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.actions.AddFile
@@ -133,138 +128,25 @@ object CompactionBenchmark {
 
   // ---- part 2 -------------------------------------------------------------------------
 
-  /** The version that adds all but one of the big table's files; a checkpoint follows it. */
-  private val FirstBigCommit = 2L
-
-  private def maintenanceBytes(spark: SparkSession, files: Int, commits: Int): Unit = {
-    val base = new File(work, s"big-$files")
-    val hadoopConf = spark.sessionState.newHadoopConf()
-    val store = LogStore(spark)
-    if (!new File(base, "_delta_log/" + f"${FirstBigCommit}%020d.json").exists()) {
-      progress(s"building a table of $files files")
-      FileUtils.deleteQuietly(base)
-      spark.sql(s"CREATE TABLE delta.`${base.getPath}` (id BIGINT) USING delta TBLPROPERTIES (" +
-        s"'delta.checkpointInterval' = '100', '${PolicySettings.CompactionIntervalKey}' = '10')")
-      spark.sql(s"INSERT INTO delta.`${base.getPath}` VALUES (0)")
-      val deltaLog = DeltaLog.forTable(spark, base.getPath)
-      val template = deltaLog.update().allFiles.collect().head
-      // These paths are never opened: only log readers and writers run on this table.
-      writeAppendCommit(
-        store,
-        deltaLog,
-        hadoopConf,
-        FirstBigCommit,
-        (1 until files).map(i =>
-          template.copy(path = f"not-on-disk/part-$i%06d.parquet", dataChange = true)
-        )
-      )
-      deltaLog.checkpoint(deltaLog.update(), None)
-    }
-
-    val rows =
-      Seq("checkpoint every 10 commits", "policy: compaction every 10, checkpoint every 100").map {
-        variant =>
-          val dir = new File(
-            work,
-            s"big-$files-" + (if (variant.startsWith("policy")) "policy" else "every10")
-          )
-          FileUtils.deleteQuietly(dir)
-          FileUtils.copyDirectory(base, dir)
-          DeltaLog.clearCache()
-          val deltaLog = DeltaLog.forTable(spark, dir.getPath)
-          val template = deltaLog.update().allFiles.head()
-          val log = TableLog.forPath(hadoopConf, dir.getPath)
-          var checkpoints = 0
-          var compactions = 0
-          val before = maintenanceFiles(dir)
-          val seconds = time {
-            for (i <- 1 to commits) {
-              val v = FirstBigCommit + i
-              writeAppendCommit(
-                store,
-                deltaLog,
-                hadoopConf,
-                v,
-                Seq(template.copy(path = f"not-on-disk/new-$v%06d.parquet"))
-              )
-              val checkpointInterval = if (variant.startsWith("policy")) 100 else 10
-              if (v % checkpointInterval == 0) {
-                // What delta-spark's own checkpoint hook does at this version.
-                deltaLog.checkpoint(deltaLog.getSnapshotAt(v), None)
-                checkpoints += 1
-              } else if (variant.startsWith("policy")) {
-                LogMaintenance.run(spark, log) match {
-                  case _: MaintenanceAction.Compact => compactions += 1
-                  case _: MaintenanceAction.Checkpoint => checkpoints += 1
-                  case MaintenanceAction.Nothing =>
-                }
-              }
-              if (i % 100 == 0) progress(s"$variant: $i / $commits commits")
-            }
-          }
-          val written = maintenanceFiles(dir) -- before.keySet
-          val bytes = written.values.sum
-          progress(
-            f"$variant: $bytes bytes in $checkpoints checkpoints and " +
-              f"$compactions compactions, $seconds%.1f s"
-          )
-          Seq(
-            "\"" + variant + "\"",
-            files,
-            commits,
-            checkpoints,
-            compactions,
-            bytes,
-            f"$seconds%.2f"
-          )
-      }
-    writeCsv(
-      new File(results, "compaction-bytes.csv"),
-      Seq(
-        "variant",
-        "table_files",
-        "commits",
-        "checkpoints",
-        "compactions",
-        "bytes_written",
-        "seconds"
-      ),
-      rows
+  private def maintenanceBytes(spark: SparkSession, files: Int, commits: Int): Unit =
+    MaintenanceBench.compareMaintenanceBytes(
+      spark,
+      work,
+      files,
+      commits,
+      "policy: compaction every 10, checkpoint every 100",
+      policyCheckpointInterval = 100,
+      new File(results, "compaction-bytes.csv")
     )
-  }
-
-  /** Checkpoint and compaction files in the log, with their sizes. */
-  private def maintenanceFiles(table: File): Map[String, Long] =
-    new File(table, "_delta_log").listFiles().filter { f =>
-      !f.getName.startsWith(".") &&
-      (f.getName.contains(".checkpoint.") || f.getName.endsWith(".compacted.json"))
-    }.map(f => f.getName -> f.length()).toMap
 
   // ---- part 3 -------------------------------------------------------------------------
 
-  private def commitLatency(spark: SparkSession, commits: Int): Unit = {
-    val path = new File(work, "latency").getPath
-    FileUtils.deleteQuietly(new File(path))
-    spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
-      s"'delta.checkpointInterval' = '100', '${PolicySettings.CompactionIntervalKey}' = '10')")
-    (1 to 5).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i)")) // warm-up
-    // Alternate blocks of 10 commits with the policy on and off, so drift hits both alike.
-    val runs = (0 until commits / 10).flatMap { block =>
-      val enabled = block % 2 == 0
-      spark.conf.set(PolicySettings.EnabledSessionKey, enabled.toString)
-      (1 to 10).map { i =>
-        val seconds = time(spark.sql(s"INSERT INTO delta.`$path` VALUES (${block * 10 + i})"))
-        Seq(if (enabled) "policy on" else "policy off", block * 10 + i, f"$seconds%.4f")
-      }
-    }
-    require(LogMaintenance.awaitIdle(60000))
-    spark.conf.set(PolicySettings.EnabledSessionKey, "false")
-    val compactions = new File(path, "_delta_log").list().count(_.endsWith(".compacted.json"))
-    progress(s"commit latency: the policy wrote $compactions compactions")
-    writeCsv(
-      new File(results, "compaction-commit-latency.csv"),
-      Seq("variant", "commit", "seconds"),
-      runs
+  private def commitLatency(spark: SparkSession, commits: Int): Unit =
+    MaintenanceBench.commitLatency(
+      spark,
+      new File(work, "latency").getPath,
+      checkpointInterval = 100,
+      commits,
+      new File(results, "compaction-commit-latency.csv")
     )
-  }
 }
