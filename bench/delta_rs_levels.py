@@ -20,8 +20,8 @@ def main() -> int:
         >>> main()  # doctest: +SKIP
         0
     """
-    tables = sorted(WORK.glob("levels-k*"), key=lambda p: int(p.name.split("-k")[1]))
-    tables = [t for t in tables if t.is_dir()]
+    tables = sorted((t for t in WORK.glob("levels-k*") if t.is_dir()),
+                    key=lambda p: int(p.name.split("-k")[1]))
     reference = WORK / "interval10-k9"
     if not tables or not reference.is_dir():
         print("run LevelsBenchmark first: no tables under", WORK, file=sys.stderr)
