@@ -1,5 +1,5 @@
 """A session set up by configure_spark, started fresh in its own process as a user's program
-would start it: standard output holds only what the program printed (a script whose stdout is
+would start it (a production JVM, without the tests' switches): standard output holds only what the program printed (a script whose stdout is
 data must not get Ivy's lines), and every jar, this project's and delta-spark's with its
 dependencies, is one Spark hands to executors (``spark.jars`` set by the builder used to
 replace them: issue 23)."""
@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import SESSION_CONF
+from conftest import PRODUCTION_ENV, SESSION_CONF
 from delta_lifecycle.config import bundled_coordinate, delta_maven_coordinate
 
 PROGRAM = textwrap.dedent(
@@ -41,7 +41,7 @@ def test_stdout_holds_only_the_programs_output_and_every_jar_is_shipped(tmp_path
     script.write_text(PROGRAM)
     run = subprocess.run(
         [sys.executable, str(script), json.dumps(SESSION_CONF), str(tmp_path / "t")],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True, text=True, timeout=600, env=PRODUCTION_ENV,
     )
     assert run.returncode == 0, run.stderr[-4000:]
     # The program printed one JSON line, and nothing else reached standard output.
