@@ -40,6 +40,9 @@ object Scala212Compat {
     def toLongOption: Option[Long] =
       try Some(java.lang.Long.parseLong(s))
       catch { case _: NumberFormatException => None }
+    def toDoubleOption: Option[Double] =
+      try Some(java.lang.Double.parseDouble(s))
+      catch { case _: NumberFormatException => None }
   }
 
   final class IteratorCompat[A](private val it: Iterator[A]) extends AnyVal {
