@@ -56,17 +56,25 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 #: slowed copies: ``FaultInjection.TestingProperty``); a production JVM never has it.
 TEST_JVM_OPTION = "-DdeltaLifecycle.testing=true"
 
+_TEST_SUBMIT_ARGS = (
+    f"--conf spark.driver.defaultJavaOptions={TEST_JVM_OPTION} "
+    f"--conf spark.executor.defaultJavaOptions={TEST_JVM_OPTION} "
+)
+# A pytest-xdist worker inherits the environment of the controller, which imported this module
+# already: what it added is taken out again, so PRODUCTION_ENV is production in every process.
+_submit_args = os.environ.get("PYSPARK_SUBMIT_ARGS", "").replace(_TEST_SUBMIT_ARGS, "")
+
 #: The environment as it was, for a test that starts a production session (no test switches).
-PRODUCTION_ENV: Dict[str, str] = dict(os.environ)
+PRODUCTION_ENV: Dict[str, str] = {
+    k: v for k, v in os.environ.items() if k != "PYSPARK_SUBMIT_ARGS"
+}
+if _submit_args:
+    PRODUCTION_ENV["PYSPARK_SUBMIT_ARGS"] = _submit_args
 
 # Every JVM PySpark launches from this run (this process and its subprocesses) is a test JVM:
 # its driver and executors get TEST_JVM_OPTION. The default options are Spark's own place
 # for it, so a session's spark.driver.extraJavaOptions still applies on top.
-os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join([
-    f"--conf spark.driver.defaultJavaOptions={TEST_JVM_OPTION}",
-    f"--conf spark.executor.defaultJavaOptions={TEST_JVM_OPTION}",
-    os.environ.get("PYSPARK_SUBMIT_ARGS", "pyspark-shell"),
-])
+os.environ["PYSPARK_SUBMIT_ARGS"] = _TEST_SUBMIT_ARGS + (_submit_args or "pyspark-shell")
 
 
 #: The modules that take longest (``--durations`` of a CI run), longest first. The parallel
