@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.features.compatibility
 
+import io.github.deltalifecycle.features.dropfeature.DroppableFeatures
 import io.github.deltalifecycle.core.DeltaLifecycleException
 import org.apache.spark.sql.delta.{
   CheckpointProtectionTableFeature,
@@ -117,8 +118,11 @@ class CompatibilitySuite extends AnyFunSuite {
     assert(v.canRead === AccessAnswer.Yes, "rowTracking and domainMetadata are writer features")
     assert(v.writeBlockers === Seq("domainMetadata", "rowTracking"))
     assert(v.dropForWrite.map(_.feature) === Seq("rowTracking", "domainMetadata"))
-    // DROP FEATURE cannot remove either (delta-spark has no downgrade for them).
-    assert(v.dropForWrite.forall(!_.droppable))
+    // Droppable exactly where the running delta-spark removes them: on 4.x (delta-spark 4.4),
+    // not on 3.5 (delta-spark 3.3 has no downgrade for them).
+    assert(v.dropForWrite.map(_.droppable) === v.dropForWrite.map(f =>
+      DroppableFeatures.Names.contains(f.feature)
+    ))
   }
 
   test("a legacy protocol's implied features: refused where listed, unknown where not") {
