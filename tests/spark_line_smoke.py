@@ -66,7 +66,7 @@ def stock_reads() -> Dict[str, Any]:
     catalog = spark.conf.get("spark.sql.catalog.spark_catalog")
     assert catalog == "org.apache.spark.sql.delta.catalog.DeltaCatalog", catalog
     seen: Dict[str, Any] = {}
-    for name in ("dropped", "redirect_src", "redirect_dest", "policy"):
+    for name in ("dropped", "for_client", "redirect_src", "redirect_dest", "policy"):
         path = str(workdir / name)
         seen[name] = ids(spark.read.format("delta").load(path))
         # Stock delta-spark's own view of the protocol: what it would refuse, it refuses here.
@@ -133,6 +133,28 @@ except DropNotSupportedOnLineError as e:
     out["deletion_vectors"] = "refused: " + e.condition
 assert ids(spark.read.format("delta").load(str(dvs))) == [1, 3]
 lap("deletion_vectors")
+
+# DESCRIBE COMPATIBILITY and DROP FEATURES FOR CLIENT: delta-rs 1.x does not read v2Checkpoint
+# tables; the client drop removes it (the fast drop) and the table becomes readable to it.
+for_client = workdir / "for_client"
+sql(
+    f"CREATE TABLE delta.`{for_client}` (id BIGINT) USING delta "
+    "TBLPROPERTIES ('delta.checkpointPolicy' = 'v2')"
+)
+sql(f"INSERT INTO delta.`{for_client}` VALUES (1), (2)")
+
+
+def delta_rs_verdict() -> Any:
+    row = sql(f"DESCRIBE COMPATIBILITY delta.`{for_client}` FOR 'deltalake-1.x'")[0]
+    return [row["canRead"], list(row["readBlockers"]), list(row["dropForRead"])]
+
+
+out["compatibility_before"] = delta_rs_verdict()
+client_drops = sql(f"ALTER TABLE delta.`{for_client}` DROP FEATURES FOR CLIENT 'deltalake-1.x'")
+out["client_drops"] = [[r["feature"], r["status"]] for r in client_drops]
+out["compatibility_after"] = delta_rs_verdict()
+sql(f"INSERT INTO delta.`{for_client}` VALUES (3)")
+lap("compatibility")
 
 # TRUNCATE HISTORY: checkpointProtection itself goes with the history before its boundary,
 # once that history is older than the truncation retention (24 hours): age the log files.

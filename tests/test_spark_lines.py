@@ -90,6 +90,10 @@ def assert_smoke_result(line: str, seen: Dict[str, Any], tmp_path: Path) -> None
         assert seen["deletion_vectors"] == "dropped"
         assert routed["dataframe"] == [1, 2, 3, 4, 5]
 
+    assert seen["compatibility_before"] == ["no", ["v2Checkpoint"], ["v2Checkpoint"]]
+    assert seen["client_drops"] == [["v2Checkpoint", "dropped"]]
+    assert seen["compatibility_after"] == ["yes", [], []]
+
     # Stock delta-spark of the same line (a session without the extension, started in the same
     # process once the extension's stopped) read every table the statements touched.
     stock = seen["stock"]
@@ -97,11 +101,14 @@ def assert_smoke_result(line: str, seen: Dict[str, Any], tmp_path: Path) -> None
     assert "v2Checkpoint" not in stock["dropped_features"]
     assert "checkpointProtection" not in stock["dropped_features"]
     assert stock["policy"] == list(range(7))
+    assert stock["for_client"] == [1, 2, 3]
+    assert "v2Checkpoint" not in stock["for_client_features"]
     assert stock["redirect_src"] == stock["redirect_dest"] == [1, 2, 3, 4, 5]
 
     # delta-rs too.
     for name, expected in (
         ("dropped", [0, 1, 2, 3, 10]),
+        ("for_client", [1, 2, 3]),
         ("wo_dest", [1, 2]),
         ("policy", list(range(7))),
         ("redirect_src", [1, 2, 3, 4, 5]),
