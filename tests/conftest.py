@@ -256,6 +256,15 @@ def run_until_halt(script: Path, args: Sequence[str], step: str) -> CrashRun:
 LOG_FILE_PREFIX_DIGITS = 20
 
 
+def readme_droppable(line_family: str) -> List[str]:
+    """The README's list of features DROP FEATURE removes with ``line_family``'s delta-spark
+    (the block marked ``<!-- droppable-<line_family> -->``), sorted."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    marker = f"droppable-{line_family}"
+    block = readme.split(f"<!-- {marker} -->")[1].split(f"<!-- /{marker} -->")[0]
+    return sorted(n.strip().strip("`") for n in block.strip().rstrip(".").split(","))
+
+
 def ids(spark: SparkSession, path: Path, version: Optional[int] = None) -> List[int]:
     reader = spark.read.format("delta")
     if version is not None:

@@ -85,6 +85,9 @@ line = current_line()
 spark = configure_spark(new_builder()).getOrCreate()
 lap("session")
 out = {"line": line.line, "spark": spark.version}
+droppable = spark._jvm.io.github.deltalifecycle.features.dropfeature.DroppableFeatures
+out["droppable"] = sorted(str(droppable.Names().mkString(",")).split(","))
+out["droppable_beyond_stock"] = sorted(filter(None, str(droppable.beyondStock().mkString(",")).split(",")))
 
 
 def sql(text: str) -> List[Any]:

@@ -22,7 +22,15 @@ import pytest
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import FULL_MATRIX, age_log, delta_rs_ids, ids, latest_version, stock_read_ids
+from conftest import (
+    FULL_MATRIX,
+    age_log,
+    delta_rs_ids,
+    ids,
+    latest_version,
+    readme_droppable,
+    stock_read_ids,
+)
 
 REMOVABLE = "org.apache.spark.sql.delta.RemovableFeature"
 
@@ -168,7 +176,4 @@ def test_readme_lists_what_drop_feature_offers_on_this_line(spark: SparkSession)
     """The README's list for delta-spark 4.4 is the code's, as this session's line offers it."""
     if not str(spark.version).startswith("4."):
         pytest.skip("the README block checked here is the delta-spark 4.4 one")
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    block = readme.split("<!-- droppable-4.x -->")[1].split("<!-- /droppable-4.x -->")[0]
-    listed = sorted(n.strip().strip("`") for n in block.strip().rstrip(".").split(","))
-    assert listed == droppable(spark)
+    assert readme_droppable("4.x") == droppable(spark)

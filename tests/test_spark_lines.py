@@ -18,7 +18,7 @@ import pytest
 from deltalake import DeltaTable
 
 from client_venvs import client_venv, run_python
-from conftest import SESSION_CONF
+from conftest import SESSION_CONF, readme_droppable
 from delta_lifecycle.lines import SUPPORTED_LINES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,6 +79,9 @@ def test_every_statement_on_the_line(line: str, tmp_path: Path) -> None:
 def assert_smoke_result(line: str, seen: Dict[str, Any], tmp_path: Path) -> None:
     """What every line's smoke run must have seen, and delta-rs reads its tables."""
     assert seen["line"] == line and seen["spark"].startswith(line), seen
+    # The README lists what DROP FEATURE removes on the line: the code's own list.
+    assert seen["droppable"] == readme_droppable("3.5" if line == "3.5" else "4.x")
+    assert seen["droppable_beyond_stock"] == []
     routed = seen["routed"]
     assert routed["name"] == routed["path"] == [1, 2, 3, 4, 5]
     assert routed["dataframe_writer_only"] == [1, 2]
