@@ -78,7 +78,8 @@ def condition(error: PySparkException) -> str:
     return str(error.getCondition() if hasattr(error, "getCondition") else error.getErrorClass())
 
 
-def drop_one(spark: SparkSession, base: Path, feature: str) -> Outcome:
+def drop_one(spark: SparkSession, base: Path, feature: str, full: bool = FULL_MATRIX) -> Outcome:
+    """Plan ``feature``'s drop on a table of its own; with ``full``, drop it too."""
     path = base / feature.replace("-", "_")
     try:
         spark.sql(
@@ -97,7 +98,7 @@ def drop_one(spark: SparkSession, base: Path, feature: str) -> Outcome:
     except PySparkException as e:
         truncate_plan = condition(e)
     if feature == "checkpointProtection":
-        if not FULL_MATRIX:
+        if not full:
             return Outcome(feature, path, rows, None, truncate_plan, None, None)
         age_log(path, through=latest_version(path), hours=48)
         done = spark.sql(statement + " TRUNCATE HISTORY").head()
@@ -109,7 +110,7 @@ def drop_one(spark: SparkSession, base: Path, feature: str) -> Outcome:
         assert sorted(p.name for p in (path / "_delta_log").iterdir()) == log_before
         return Outcome(feature, path, rows, None, truncate_plan, None, condition(e))
     assert sorted(p.name for p in (path / "_delta_log").iterdir()) == log_before
-    if not FULL_MATRIX:
+    if not full:
         return Outcome(feature, path, rows, plan.asDict(), truncate_plan, None, None)
     done = spark.sql(statement).head()
     return Outcome(feature, path, rows, plan.asDict(), truncate_plan, done.asDict(), None)

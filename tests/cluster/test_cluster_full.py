@@ -162,6 +162,29 @@ def test_drop_feature_type_widening_rewrites_on_the_executors(
     assert delta_rs_ids(path) == [1, 2, 3]
 
 
+def test_every_droppable_feature_drops_on_the_cluster(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Each feature the line's delta-spark declares removable, on a table of its own: DRY RUN
+    (and TRUNCATE HISTORY DRY RUN), then the drop (checkpointProtection with TRUNCATE
+    HISTORY), with the cluster session; stock delta-spark and delta-rs read the results."""
+    from test_drop_every_feature import drop_one, droppable
+
+    outcomes = [drop_one(spark, tmp_path, f, full=True) for f in droppable(spark)]
+    dropped = [o for o in outcomes if o.dropped is not None]
+    for o in outcomes:
+        # As in local mode: only a typed refusal before any write (stock refuses those too).
+        assert o.refused is None or o.refused.startswith("DELTA_LIFECYCLE_"), o
+    assert {o.feature for o in dropped} >= {"deletionVectors", "rowTracking", "v2Checkpoint"}
+    for o in dropped:
+        assert o.dropped is not None and o.dropped["status"] == "dropped", o
+        assert ids(spark, o.path) == o.rows, o.feature
+    stock = stock_read_ids({o.feature: (str(o.path), None) for o in dropped}, tmp_path)
+    for o in dropped:
+        assert stock[o.feature] == o.rows, (o.feature, stock[o.feature])
+        assert delta_rs_ids(o.path) == o.rows, o.feature
+
+
 @pytest.fixture()
 def connect_on_cluster(
     cluster: StandaloneCluster, tmp_path: Path
