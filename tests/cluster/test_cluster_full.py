@@ -2,17 +2,17 @@
 statement through the smoke script on a standalone cluster of the primary line and of Spark
 3.5 (from that line's own venv and pyspark), faults in the middle of a DROP FEATURE rewrite,
 of a COMPACT LOG and of a SET REDIRECT copy (a whole worker killed), typeWidening's rewrite,
-and a Spark Connect server whose application runs on the cluster.
+and every droppable feature dropped with the cluster session. test_cluster_apps.py runs a Spark
+Connect server and spark-submit on a cluster of their own.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterator
+from typing import Dict
 
 import pytest
 from pyspark.sql import SparkSession
@@ -183,47 +183,3 @@ def test_every_droppable_feature_drops_on_the_cluster(
     for o in dropped:
         assert stock[o.feature] == o.rows, (o.feature, stock[o.feature])
         assert delta_rs_ids(o.path) == o.rows, o.feature
-
-
-@pytest.fixture()
-def connect_on_cluster(
-    cluster: StandaloneCluster, tmp_path: Path
-) -> Iterator[SparkSession]:
-    """A Spark Connect server whose application runs on the cluster, configured with
-    spark_configuration(), and a client session on it."""
-    from test_connect import start_connect_server  # the local suite's server, given a master
-
-    with start_connect_server(tmp_path, {**CLUSTER_SESSION_CONF, "spark.ui.enabled": "false"},
-                              master=cluster.url) as client:
-        yield client
-
-
-def test_spark_connect_server_on_the_cluster(
-    connect_on_cluster: SparkSession, tmp_path: Path
-) -> None:
-    client = connect_on_cluster
-    path = tmp_path / "connect-dv"
-    client.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta "
-               "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
-    client.sql(f"INSERT INTO delta.`{path}` VALUES (1), (2), (3)")
-    client.sql(f"DELETE FROM delta.`{path}` WHERE id = 2")
-    rows = client.sql(f"ALTER TABLE delta.`{path}` DROP FEATURE deletionVectors").collect()
-    assert rows and rows[0]["status"] == "dropped", rows
-    assert sorted(r[0] for r in client.sql(f"SELECT id FROM delta.`{path}`").collect()) == [1, 3]
-    assert json.loads(json.dumps(stock_read_ids({"t": (str(path), None)}, tmp_path)))["t"] == [
-        1, 3
-    ]
-
-
-def test_spark_submit_with_packages_on_the_cluster(
-    cluster: StandaloneCluster, tmp_path: Path
-) -> None:
-    """The README's ``spark-submit --packages`` (the published coordinate, from ~/.m2) with
-    the cluster as master: a Delta write and this project's statement in the job."""
-    from test_spark_submit import M2_ARTIFACT, submit_job
-
-    if not M2_ARTIFACT.is_file():
-        pytest.skip(f"{M2_ARTIFACT} is missing: run `make jar` first")
-    rows, log = submit_job(tmp_path, cluster.url, {
-        **CLUSTER_SESSION_CONF, "spark.ui.enabled": "false"})
-    assert len(rows) == len(log) == 3
