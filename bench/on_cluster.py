@@ -11,7 +11,7 @@ every executor its own JVM. Each (deployment, client) pair runs in a process of 
 the statement is timed. Stock delta-spark has no SET REDIRECT; its DROP FEATURE is recorded
 with its outcome (on the cluster delta-spark 4.4.0's REORG fails in its tasks).
 
-    python bench/cluster.py [--gb 5] [--files 2000] [--repetitions 2]
+    python bench/on_cluster.py [--gb 5] [--files 2000] [--repetitions 2]
 
 writes bench/results/cluster.csv and cluster.png.
 """
