@@ -69,7 +69,9 @@ def timed(statement):
         spark.sql(statement).collect()
         return {"outcome": "ok", "seconds": round(time.perf_counter() - start, 2), "error": ""}
     except Exception as e:
-        text = str(e).splitlines()[0][:200]
+        # Py4J's first line names only the call; the cause is the first line with a condition.
+        lines = str(e).splitlines()
+        text = next((l.strip() for l in lines if "[" in l and "]" in l), lines[0])[:200]
         return {"outcome": "failed", "seconds": round(time.perf_counter() - start, 2), "error": text}
 
 out = []
