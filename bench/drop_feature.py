@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
+from client_session import client_session
+
 ROOT = Path(__file__).resolve().parent
 WORK = ROOT / "work" / "drop-feature"
 RESULTS = ROOT / "results"
@@ -36,19 +38,10 @@ import json, sys, time
 from pyspark.sql import SparkSession
 
 mode, spec = sys.argv[1], json.loads(sys.argv[2])
-builder = (SparkSession.builder.master("local[2]")
+""" + client_session("mode", """(SparkSession.builder.master("local[2]")
     .config("spark.ui.enabled", "false")
     .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.databricks.delta.snapshotPartitions", "2"))
-if mode == "delta-lifecycle":
-    from delta_lifecycle import configure_spark
-    spark = configure_spark(builder).getOrCreate()
-else:
-    from delta import configure_spark_with_delta_pip
-    builder = (builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
-spark.sparkContext.setLogLevel("ERROR")
+    .config("spark.databricks.delta.snapshotPartitions", "2"))""") + r"""
 
 def protocol_features(path):
     detail = spark.sql(f"DESCRIBE DETAIL delta.`{path}`").collect()[0]

@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT.parent / "tests"))
 sys.path.insert(0, str(ROOT))
 
 import drop_feature  # noqa: E402
+from client_session import client_session  # noqa: E402
 import redirect_copy  # noqa: E402
 from cluster.standalone import StandaloneCluster, free_port  # noqa: E402
 
@@ -44,7 +45,7 @@ import json, shutil, sys, time
 from pyspark.sql import SparkSession
 
 client, master, spec = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-builder = (SparkSession.builder.master(master)
+""" + client_session("client", """(SparkSession.builder.master(master)
     .config("spark.ui.showConsoleProgress", "false")
     .config("spark.driver.host", "127.0.0.1")
     .config("spark.driver.bindAddress", "127.0.0.1")
@@ -52,16 +53,7 @@ builder = (SparkSession.builder.master(master)
     .config("spark.executor.memory", "768m")
     .config("spark.driver.memory", "2g")
     .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.databricks.delta.snapshotPartitions", "2"))
-if client == "delta-lifecycle":
-    from delta_lifecycle import configure_spark
-    spark = configure_spark(builder).getOrCreate()
-else:
-    from delta import configure_spark_with_delta_pip
-    builder = (builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
-spark.sparkContext.setLogLevel("ERROR")
+    .config("spark.databricks.delta.snapshotPartitions", "2"))""") + r"""
 
 def timed(statement):
     start = time.perf_counter()
