@@ -111,10 +111,16 @@ def lifecycle_session(
         builder = builder.config(key, value)
     builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
     session = configure_spark(builder).getOrCreate()
+    jvm = session.sparkContext._jvm
     try:
         yield session
     finally:
         session.stop()
+        # The first session of a process starts the JVM through spark-submit, which turns its
+        # settings into JVM system properties, and every later SparkContext of the process
+        # reads those: a module's administrator settings would reach the next module's session.
+        for key in start_conf or {}:
+            jvm.java.lang.System.clearProperty(key)
 
 
 @pytest.fixture(scope="module")
