@@ -25,10 +25,16 @@ post-commit policy runs in the background), and prints the differences.
 
     python bench/objectstore_requests.py [--lengths 1000 10000] [--setups default fast-listfrom]
                                          [--runs 1]
+    python bench/objectstore_requests.py --levels   # cold count(*) on LevelsBenchmark's tables
 
 writes bench/results/objectstore-requests.csv (long format: one row per operation, log length,
 engine, setup, run and request type), objectstore-requests-summary.csv (extension - stock) and,
 through bench/plot_objectstore.py, objectstore-requests.png.
+
+``--levels`` measures only a cold ``count(*)`` on the tables LevelsBenchmark built under
+``bench/work/levels`` (issue 26: a checkpoint at 1000, then K one-file commits with the policy's
+levels of compactions, against the interval-10 worst case of the checkpoint plus 9 commits), in
+both engines, and writes objectstore-requests-levels.csv.
 """
 
 from __future__ import annotations
@@ -53,6 +59,11 @@ RESULTS = ROOT / "results"
 CHECKPOINT_INTERVAL = 100
 TAIL = 4  # commits after the newest checkpoint: the latest version is N + TAIL
 BUCKET = "bench"
+#: LevelsBenchmark's cold-snapshot tables (bench/README.md) and their K (commits after the
+#: checkpoint at version 1000): interval 10's worst case, then interval 1000 with levels.
+LEVELS_WORK = ROOT / "work" / "levels"
+LEVEL_TABLES = {"interval10-k9": 9, "levels-k10": 10, "levels-k100": 100, "levels-k500": 500,
+                "levels-k999": 999}
 DEST_BUCKET = "bench-dest"
 
 #: Request types and the S3A IOStatistics counters (hadoop-aws 3.5.0) that make them up.
@@ -294,8 +305,11 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
         before = settled()
         started = time.perf_counter()
         error = None
+        value = None
         try:
             rows = spark.sql(sql).collect()
+            if rows and len(rows[0]) == 1 and isinstance(rows[0][0], int):
+                value = rows[0][0]
             if check is not None:
                 check(rows)
         except Exception as e:  # reported, not fatal: e.g. stock refusing a statement
@@ -308,12 +322,18 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
         after = settled()
         delta = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
         print("RESULT " + json.dumps({"op": op, "length": length, "wall_s": wall,
-                                      "error": error, "counters": delta}), flush=True)
+                                      "error": error, "counters": delta, "value": value}),
+              flush=True)
 
     def count_is(expected: int) -> Any:
         def check(rows: Any) -> None:
             assert rows[0][0] == expected, (rows[0][0], expected)
         return check
+
+    # A table's first access in this JVM: delta-spark (and the extension) know nothing of it.
+    for name, k, uri in spec.get("levels", []):
+        measure(f"count cold, {'interval 10' if name.startswith('interval') else 'levels'}", k,
+                f"SELECT count(*) FROM delta.`{uri}`")
 
     for length, uri in spec["tables"]:
         t = f"delta.`{uri}`"
@@ -354,7 +374,8 @@ def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
 
 def run_jvm(engine: str, setup: str, spec: Dict[str, Any]) -> List[Dict[str, Any]]:
     started = time.monotonic()
-    errors = WORK / f"worker-{engine}-{setup}-{spec['tables'][0][0]}.log"
+    first_table = spec["tables"][0][0] if spec["tables"] else "levels"
+    errors = WORK / f"worker-{engine}-{setup}-{first_table}.log"
     with open(errors, "w") as err:
         process = subprocess.Popen(
             ["nice", "-n", "5", sys.executable, __file__, "--worker", engine, json.dumps(spec)],
@@ -451,7 +472,14 @@ def main() -> None:
                         help="DESCRIBE [PROTOCOL] HISTORY only on logs up to this length")
     parser.add_argument("--append", action="store_true",
                         help="keep the rows of objectstore-requests.csv not measured again")
+    parser.add_argument("--levels", action="store_true",
+                        help="only a cold count(*) on LevelsBenchmark's tables (bench/work/levels)")
     args = parser.parse_args()
+    if args.levels:
+        missing = [n for n in LEVEL_TABLES if not (LEVELS_WORK / f"{n}.complete").is_file()]
+        if missing:
+            raise SystemExit(f"run LevelsBenchmark's cold part first: {missing} not built")
+        args.lengths, args.part, args.setups = [], args.part or "levels", ["default"]
     if args.merge:
         # From the raw counters each part kept (bench/work/objectstore/raw<part>.jsonl).
         merged: List[Dict[str, Any]] = []
@@ -497,6 +525,13 @@ def main() -> None:
             count = upload(store, table_dir(n), BUCKET, f"log-{n}")
             print(f"  uploaded {count} files of log-{n} in {time.monotonic() - t0:.0f} s",
                   flush=True)
+        # Read-only: uploaded once, never reset.
+        levels = []
+        for name, k in LEVEL_TABLES.items() if args.levels else []:
+            count = upload(store, LEVELS_WORK / name, BUCKET, f"levels/{name}")
+            print(f"  uploaded {count} files of {name}", flush=True)
+            levels.append((name, k, f"s3a://{BUCKET}/levels/{name}"))
+        values: Dict[Tuple[str, int], set] = {}
         first = True
         for run in range(1, args.runs + 1):
             for setup in args.setups:
@@ -515,13 +550,17 @@ def main() -> None:
                         "hadoop_aws": hadoop_aws_package(),
                         "warehouse": str(warehouse),
                         "tables": tables,
-                        "redirect": [f"s3a://{BUCKET}/{prefix}/small",
-                                     f"s3a://{DEST_BUCKET}/{prefix}/small"],
+                        "redirect": None if args.levels else [
+                            f"s3a://{BUCKET}/{prefix}/small", f"s3a://{DEST_BUCKET}/{prefix}/small"],
                         "print_counters": first,
                         "history_max": args.history_max,
+                        "levels": levels,
                     }
                     first = False
                     results = run_jvm(engine, setup, spec)
+                    for r in results:
+                        if r["op"].startswith("count cold,"):
+                            values.setdefault((r["op"], r["length"]), set()).add(r["value"])
                     with open(WORK / f"raw{args.part}.jsonl", "a") as raw:
                         for result in results:
                             rows += rows_of(result, engine, setup, run)
@@ -529,6 +568,12 @@ def main() -> None:
                                                   "run": run, **result}) + "\n")
                     # Partial results are better than none.
                     write_csv(out, rows)
+    # Both engines must count the same rows on each levels table (and count them at all).
+    disagree = {k: v for k, v in values.items() if len(v) != 1 or None in v}
+    if disagree:
+        raise SystemExit(f"the engines disagree on the levels tables' counts: {disagree}")
+    if args.levels:
+        write_csv(RESULTS / "objectstore-requests-levels-summary.csv", summarize(rows))
     if not args.part:
         write_csv(RESULTS / "objectstore-requests-summary.csv", summarize(rows))
     print(f"done in {time.monotonic() - started:.0f} s", flush=True)

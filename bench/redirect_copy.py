@@ -16,9 +16,11 @@ UNSET: a small table is redirected, then N commits are written at the destinatio
 on the source. Reported: wall time and time per replayed commit, for each N.
 
     python bench/redirect_copy.py [--gb 5] [--files 2000] [--repetitions 2] [--commits 100 1000]
+                                  [--skip-copy] [--skip-unset] [--part NAME]
 
 writes bench/results/redirect-copy.csv and redirect-unset.csv (and, through
-bench/plot_redirect_copy.py, redirect-copy.png).
+bench/plot_redirect_copy.py, redirect-copy.png); with ``--part NAME`` the copy runs go to
+redirect-copy-NAME.csv instead (a smaller table, say, next to the committed 5.3 GiB runs).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -136,6 +139,7 @@ def copy_runs(source: Path, repetitions: int) -> List[Dict[str, Any]]:
         target = WORK / "cp-target"
         shutil.rmtree(target, ignore_errors=True)
         subprocess.run(["sync"], check=True)
+        load_before = os.getloadavg()[0]
         started = time.monotonic()
         subprocess.run(["cp", "-r", str(source), str(target)], check=True)
         subprocess.run(["sync"], check=True)
@@ -151,7 +155,11 @@ def copy_runs(source: Path, repetitions: int) -> List[Dict[str, Any]]:
                "ratio_to_cp": round(result["wall_s"] / cp, 3),
                "write_blocked_s": round(result["blocked_s"], 2),
                "write_blocked_fraction": round(result["blocked_s"] / result["wall_s"], 4),
-               "files_copied": result["files_copied"], "bytes_copied": result["bytes_copied"]}
+               "files_copied": result["files_copied"], "bytes_copied": result["bytes_copied"],
+               "cp_mb_s": round(size / 1e6 / cp, 1),
+               "set_redirect_mb_s": round(size / 1e6 / result["wall_s"], 1),
+               # The machine is shared: the 1-minute load average around the two copies.
+               "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}
         print(json.dumps(row), flush=True)
         rows.append(row)
     return rows
@@ -189,11 +197,15 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, default=2)
     parser.add_argument("--commits", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--skip-copy", action="store_true")
+    parser.add_argument("--skip-unset", action="store_true")
+    parser.add_argument("--part", default="", help="write redirect-copy-<part>.csv")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     if not args.skip_copy:
-        write("redirect-copy.csv", copy_runs(build(args.gb, args.files), args.repetitions))
-    write("redirect-unset.csv", unset_runs(args.commits))
+        name = f"redirect-copy-{args.part}.csv" if args.part else "redirect-copy.csv"
+        write(name, copy_runs(build(args.gb, args.files), args.repetitions))
+    if not args.skip_unset:
+        write("redirect-unset.csv", unset_runs(args.commits))
 
 
 if __name__ == "__main__":

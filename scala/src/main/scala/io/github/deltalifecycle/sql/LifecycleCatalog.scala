@@ -64,7 +64,7 @@ class LifecycleCatalog extends DeltaCatalog {
       // Not d.name(): for a path table it opens the Delta log, which delta-spark may refuse.
       val name = d.catalogTable.map(t => TableName.sql(t.identifier.nameParts))
         .getOrElse(s"delta.`$path`")
-      SessionRouting.route(spark, path, access, name) match {
+      SessionRouting.route(spark, d, path, access, name) match {
         case Route.Direct => d
         case Route.Destination(dest) => DeltaTableV2(spark, dest)
         case Route.DestinationTable(destName, _) => super.loadTable(sessionIdentifier(destName))

@@ -172,6 +172,16 @@ object RedirectConfig {
     }
   }
 
+  /**
+   * Whether a table at `protocol` and `metadata` has nothing to do with redirection: no redirect
+   * property (in any spelling, valid or not) and no redirect feature. Such a table is not routed.
+   */
+  def absent(protocol: Protocol, metadata: Metadata): Boolean =
+    protocolNames(protocol).isEmpty && !RedirectMode.all.exists { mode =>
+      metadata.configuration.contains(mode.property) ||
+      metadata.configuration.contains("delta." + RedirectMode.previewFeature(mode))
+    }
+
   /** Whether `protocol` names either redirect feature (in either spelling). */
   def protocolNames(protocol: Protocol): Set[String] =
     (protocol.readerFeatureNames ++ protocol.writerFeatureNames).intersect(

@@ -106,6 +106,22 @@ object RedirectLookup {
     info
   }
 
+  /**
+   * Whether the facts last read for the table at `path` name a redirect (a property or a feature).
+   * No I/O: it answers from what an earlier read remembered, so a caller that holds another
+   * reader's view of the table knows whether to ask this lookup instead.
+   */
+  def rememberedRedirected(hadoopConf: Configuration, path: Path): Boolean =
+    remembered(hadoopConf, path).flatMap(_._3)
+      .exists(info => !RedirectConfig.absent(info.protocol, info.metadata))
+
+  /** Whether any facts of the table at `path` are remembered, i.e. whether it was ever read. */
+  def remembers(hadoopConf: Configuration, path: Path): Boolean =
+    remembered(hadoopConf, path).isDefined
+
+  private def remembered(hadoopConf: Configuration, path: Path): Option[Remembered] =
+    Option(latestFacts.get(TableLog.forPath(hadoopConf, path).tablePath.toString))
+
   /** What a refresh found: the remembered facts still hold, or those of a newer version. */
   private sealed trait Refresh
   private final case class Unchanged(info: RedirectInfo) extends Refresh

@@ -4,11 +4,20 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.features.redirect.{Access, RedirectRouting, Route}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, TableLog}
+import io.github.deltalifecycle.features.redirect.{
+  Access,
+  RedirectConfig,
+  RedirectLookup,
+  RedirectRouting,
+  Route
+}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import org.apache.spark.sql.delta.sources.DeltaSQLConf
+import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
  * The one entry point through which this extension routes an access to a table (the catalog for
@@ -30,6 +39,40 @@ object SessionRouting extends Logging {
         warnOnce(path, e)
         Route.Direct
     }
+
+  /**
+   * Routes an access to `table`, which delta-spark opened for the statement at `path`. A statement
+   * loads delta-spark's snapshot of the table's latest version anyway; when that snapshot names no
+   * redirect (no property, no feature), the table is not redirected and routing sends no request of
+   * its own. Everything else goes to the lookup of [[route]], as it would without the snapshot: a
+   * redirect, a table delta-spark cannot open (a protocol naming redirectReaderWriter), time
+   * travel, a path delta-spark resolves to another location, a snapshot delta-spark may serve stale
+   * (a staleness limit set). A table the lookup last found redirected goes to it first, so
+   * delta-spark does not open a redirected source on every access.
+   */
+  def route(
+      spark: SparkSession,
+      table: DeltaTableV2,
+      path: Path,
+      access: Access,
+      what: String
+  ): Route =
+    if (openedWithoutRedirect(spark, table, path)) Route.Direct
+    else route(spark, path, access, what)
+
+  private def openedWithoutRedirect(spark: SparkSession, table: DeltaTableV2, path: Path): Boolean =
+    try {
+      val hadoopConf = SparkInternals.newHadoopConf(spark)
+      val stalenessLimit =
+        SparkInternals.sqlConf(spark).getConf(DeltaSQLConf.DELTA_ASYNC_UPDATE_STALENESS_TIME_LIMIT)
+      table.timeTravelOpt.isEmpty && stalenessLimit == 0 &&
+      !RedirectLookup.rememberedRedirected(hadoopConf, path) && {
+        val snapshot = table.initialSnapshot
+        snapshot.version >= 0 &&
+        table.deltaLog.dataPath == TableLog.forPath(hadoopConf, path).tablePath &&
+        RedirectConfig.absent(snapshot.protocol, snapshot.metadata)
+      }
+    } catch { case NonFatal(_) => false }
 
   /** The location an access goes to instead of the table's own, if it is routed. */
   def destinationPath(route: Route): Option[Path] = route match {

@@ -44,6 +44,9 @@ object SparkInternals {
   def newHadoopConf(spark: SparkSession): Configuration =
     sessionState(spark).newHadoopConf()
 
+  /** The session's SQL settings, typed (delta-spark's among them). */
+  def sqlConf(spark: SparkSession): SQLConf = sessionState(spark).conf
+
   /** The session and analyzed plan of an SQL execution that ended without failure. */
   def succeededQuery(end: SparkListenerSQLExecutionEnd): Option[(SparkSession, LogicalPlan)] =
     Option(end.qe).filter(_ => end.executionFailure.isEmpty).map(qe =>

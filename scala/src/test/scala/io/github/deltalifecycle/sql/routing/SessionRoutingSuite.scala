@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.routing
 
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.features.redirect.{Access, Route}
+import io.github.deltalifecycle.features.redirect.{Access, RedirectLookup, Route}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.catalog.CatalogDatabase
@@ -76,6 +76,34 @@ class SessionRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
     // Running the same statement again finds its own destination table, not a foreign one.
     val again = sql("ALTER TABLE plain_source SET REDIRECT TO TABLE `my.db`.moved").head
     assert(again.getAs[Seq[String]]("steps").head.contains("already READY"))
+  }
+
+  for (mode <- Seq("READER WRITER", "WRITER ONLY")) {
+    test(s"a table delta-spark opens without a redirect is not looked up; $mode is followed") {
+      val path = newTableDir(s"opened-${mode.replace(' ', '-')}")
+      val source = new Path(path)
+      val conf = spark.sessionState.newHadoopConf()
+      sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta")
+      sql(s"INSERT INTO delta.`$path` VALUES (1)")
+      assert(idsOf(s"delta.`$path`") === Seq(1L))
+      // delta-spark's snapshot, loaded for each statement anyway, showed no redirect: the log core
+      // never read this table (on S3 that saves the lookup's requests on every statement).
+      assert(!RedirectLookup.remembers(conf, source))
+
+      val dest = newTableDir(s"opened-dest-${mode.replace(' ', '-')}")
+      sql(s"ALTER TABLE delta.`$path` SET REDIRECT $mode TO '$dest'")
+      sql(s"INSERT INTO delta.`$path` VALUES (2)")
+      assert(idsOf(s"delta.`$path`") === Seq(1L, 2L))
+      assert(idsOf(s"delta.`$dest`") === Seq(1L, 2L))
+      assert(spark.read.format("delta").load(path).count() === 2)
+      // Once found redirected, the source goes to the lookup first; delta-spark does not open it.
+      assert(RedirectLookup.rememberedRedirected(conf, source))
+
+      sql(s"ALTER TABLE delta.`$path` UNSET REDIRECT")
+      sql(s"INSERT INTO delta.`$path` VALUES (3)")
+      assert(idsOf(s"delta.`$path`") === Seq(1L, 2L, 3L))
+      assert(!RedirectLookup.rememberedRedirected(conf, source))
+    }
   }
 
   test("an unreadable log is not routed; this project's typed errors propagate") {
