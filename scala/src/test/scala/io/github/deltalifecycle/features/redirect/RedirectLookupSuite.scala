@@ -58,6 +58,10 @@ class RedirectLookupSuite extends AnyFunSuite with LifecycleSparkSession {
 
     val dir = new Path(path)
     def recreate(generation: String, commits: Int): RedirectInfo = {
+      // A commit file is told apart by its length and its time in whole seconds (object stores
+      // give no finer time in a file-status call), and the statements in between no longer
+      // refresh the lookup: the new table's commits must be written in a later second.
+      Thread.sleep(1100)
       dir.getFileSystem(spark.sessionState.newHadoopConf()).delete(dir, true)
       org.apache.spark.sql.delta.DeltaLog.clearCache()
       create(path, s"'lookup.generation' = '$generation'")
