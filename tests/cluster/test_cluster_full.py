@@ -168,7 +168,7 @@ def test_every_droppable_feature_drops_on_the_cluster(
     """Each feature the line's delta-spark declares removable, on a table of its own: DRY RUN
     (and TRUNCATE HISTORY DRY RUN), then the drop (checkpointProtection with TRUNCATE
     HISTORY), with the cluster session; stock delta-spark and delta-rs read the results."""
-    from test_drop_every_feature import drop_one, droppable
+    from test_drop_every_feature import assert_other_clients_read, drop_one, droppable
 
     outcomes = [drop_one(spark, tmp_path, f, full=True) for f in droppable(spark)]
     dropped = [o for o in outcomes if o.dropped is not None]
@@ -179,7 +179,4 @@ def test_every_droppable_feature_drops_on_the_cluster(
     for o in dropped:
         assert o.dropped is not None and o.dropped["status"] == "dropped", o
         assert ids(spark, o.path) == o.rows, o.feature
-    stock = stock_read_ids({o.feature: (str(o.path), None) for o in dropped}, tmp_path)
-    for o in dropped:
-        assert stock[o.feature] == o.rows, (o.feature, stock[o.feature])
-        assert delta_rs_ids(o.path) == o.rows, o.feature
+    assert_other_clients_read(dropped, tmp_path)
