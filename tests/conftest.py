@@ -262,13 +262,24 @@ def run_until_halt(script: Path, args: Sequence[str], step: str) -> CrashRun:
 LOG_FILE_PREFIX_DIGITS = 20
 
 
-def readme_droppable(line_family: str) -> List[str]:
-    """The README's list of features DROP FEATURE removes with ``line_family``'s delta-spark
-    (the block marked ``<!-- droppable-<line_family> -->``), sorted."""
+#: The README's droppable table has a column per line family, in this order.
+DROPPABLE_COLUMNS = {"4.x": 1, "3.5": 2}
+
+
+def readme_droppable(line_family: str, beyond_stock: bool = False) -> List[str]:
+    """The features the README's droppable table (between ``<!-- droppable -->`` markers)
+    marks droppable with ``line_family``'s delta-spark, sorted; with ``beyond_stock``, only
+    those this project drops although stock delta-spark of the line does not."""
     readme = (REPO_ROOT / "README.md").read_text()
-    marker = f"droppable-{line_family}"
-    block = readme.split(f"<!-- {marker} -->")[1].split(f"<!-- /{marker} -->")[0]
-    return sorted(n.strip().strip("`") for n in block.strip().rstrip(".").split(","))
+    block = readme.split("<!-- droppable -->")[1].split("<!-- /droppable -->")[0]
+    column = DROPPABLE_COLUMNS[line_family]
+    names = []
+    for row in block.strip().splitlines()[2:]:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        verdict = cells[column]
+        if verdict == "yes, beyond stock" or (verdict == "yes" and not beyond_stock):
+            names.append(cells[0].strip("`"))
+    return sorted(names)
 
 
 def ids(spark: SparkSession, path: Path, version: Optional[int] = None) -> List[int]:

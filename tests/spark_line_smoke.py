@@ -66,7 +66,7 @@ def stock_reads() -> Dict[str, Any]:
     catalog = spark.conf.get("spark.sql.catalog.spark_catalog")
     assert catalog == "org.apache.spark.sql.delta.catalog.DeltaCatalog", catalog
     seen: Dict[str, Any] = {}
-    for name in ("dropped", "for_client", "redirect_src", "redirect_dest", "policy"):
+    for name in ("dropped", "dvs", "for_client", "redirect_src", "redirect_dest", "policy"):
         path = str(workdir / name)
         seen[name] = ids(spark.read.format("delta").load(path))
         # Stock delta-spark's own view of the protocol: what it would refuse, it refuses here.
@@ -121,7 +121,8 @@ assert props.get("delta.requireCheckpointProtectionBeforeVersion") == str(
 sql(f"INSERT INTO delta.`{dropped}` VALUES (10)")
 lap("fast_drop")
 
-# deletionVectors: dropped where the line's delta-spark can remove it, a typed refusal where not.
+# deletionVectors: dropped on every line (on 3.5 by this project's own removal: delta-spark 3.3
+# declares none).
 dvs = workdir / "dvs"
 sql(
     f"CREATE TABLE delta.`{dvs}` (id BIGINT) USING delta "
@@ -137,14 +138,16 @@ except DropNotSupportedOnLineError as e:
 assert ids(spark.read.format("delta").load(str(dvs))) == [1, 3]
 lap("deletion_vectors")
 
-# DESCRIBE COMPATIBILITY and DROP FEATURES FOR CLIENT: delta-rs 1.x does not read v2Checkpoint
-# tables; the client drop removes it (the fast drop) and the table becomes readable to it.
+# DESCRIBE COMPATIBILITY and DROP FEATURES FOR CLIENT: delta-rs 1.x reads neither v2Checkpoint
+# nor deletion vectors; the client drop removes both (fast drops) and the table becomes readable
+# to it.
 for_client = workdir / "for_client"
 sql(
     f"CREATE TABLE delta.`{for_client}` (id BIGINT) USING delta "
-    "TBLPROPERTIES ('delta.checkpointPolicy' = 'v2')"
+    "TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.enableDeletionVectors' = 'true')"
 )
-sql(f"INSERT INTO delta.`{for_client}` VALUES (1), (2)")
+sql(f"INSERT INTO delta.`{for_client}` VALUES (1), (2), (5)")
+sql(f"DELETE FROM delta.`{for_client}` WHERE id = 5")
 
 
 def delta_rs_verdict() -> Any:

@@ -178,7 +178,9 @@ def assert_other_clients_read(dropped: List[Outcome], workdir: Path) -> None:
 
 
 def test_readme_lists_what_drop_feature_offers_on_this_line(spark: SparkSession) -> None:
-    """The README's list for delta-spark 4.4 is the code's, as this session's line offers it."""
-    if not str(spark.version).startswith("4."):
-        pytest.skip("the README block checked here is the delta-spark 4.4 one")
-    assert readme_droppable("4.x") == droppable(spark)
+    """The README's droppable column for this session's line is the code's list, and what it
+    marks beyond stock is exactly what delta-spark of the line does not declare removable."""
+    family = "3.5" if str(spark.version).startswith("3.5") else "4.x"
+    assert readme_droppable(family) == droppable(spark)
+    beyond = sorted(set(droppable(spark)) - set(removable_in_delta_spark(spark)))
+    assert readme_droppable(family, beyond_stock=True) == beyond

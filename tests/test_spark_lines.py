@@ -80,21 +80,25 @@ def assert_smoke_result(line: str, seen: Dict[str, Any], tmp_path: Path) -> None
     """What every line's smoke run must have seen, and delta-rs reads its tables."""
     assert seen["line"] == line and seen["spark"].startswith(line), seen
     # The README lists what DROP FEATURE removes on the line: the code's own list.
-    assert seen["droppable"] == readme_droppable("3.5" if line == "3.5" else "4.x")
-    assert seen["droppable_beyond_stock"] == []
+    family = "3.5" if line == "3.5" else "4.x"
+    assert seen["droppable"] == readme_droppable(family)
+    # On 3.5 this project drops what delta-spark 3.3 cannot; on 4.x delta-spark drops them all.
+    assert seen["droppable_beyond_stock"] == (
+        readme_droppable(family, beyond_stock=True)
+    )
     routed = seen["routed"]
     assert routed["name"] == routed["path"] == [1, 2, 3, 4, 5]
     assert routed["dataframe_writer_only"] == [1, 2]
+    assert seen["deletion_vectors"] == "dropped"
     if line == "3.5":
-        assert seen["deletion_vectors"] == "refused: DELTA_LIFECYCLE_DROP_NOT_SUPPORTED_ON_LINE"
         # delta-spark 3.3 opens a load(path) before any rule can route it (docs/spark-lines.md).
         assert routed["dataframe"] == "refused: DELTA_UNSUPPORTED_FEATURES_FOR_READ"
     else:
-        assert seen["deletion_vectors"] == "dropped"
         assert routed["dataframe"] == [1, 2, 3, 4, 5]
 
-    assert seen["compatibility_before"] == ["no", ["v2Checkpoint"], ["v2Checkpoint"]]
-    assert seen["client_drops"] == [["v2Checkpoint", "dropped"]]
+    blockers = ["deletionVectors", "v2Checkpoint"]
+    assert seen["compatibility_before"] == ["no", blockers, blockers]
+    assert sorted(seen["client_drops"]) == [[f, "dropped"] for f in blockers]
     assert seen["compatibility_after"] == ["yes", [], []]
 
     # Stock delta-spark of the same line (a session without the extension, started in the same
@@ -105,13 +109,16 @@ def assert_smoke_result(line: str, seen: Dict[str, Any], tmp_path: Path) -> None
     assert "checkpointProtection" not in stock["dropped_features"]
     assert stock["policy"] == list(range(7))
     assert stock["for_client"] == [1, 2, 3]
-    assert "v2Checkpoint" not in stock["for_client_features"]
+    assert not set(blockers) & set(stock["for_client_features"])
+    assert stock["dvs"] == [1, 3]
+    assert "deletionVectors" not in stock["dvs_features"]
     assert stock["redirect_src"] == stock["redirect_dest"] == [1, 2, 3, 4, 5]
 
     # delta-rs too.
     for name, expected in (
         ("dropped", [0, 1, 2, 3, 10]),
         ("for_client", [1, 2, 3]),
+        ("dvs", [1, 3]),
         ("wo_dest", [1, 2]),
         ("policy", list(range(7))),
         ("redirect_src", [1, 2, 3, 4, 5]),

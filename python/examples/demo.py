@@ -5,10 +5,11 @@ Run it with ``make demo`` (or ``.venv/bin/python python/examples/demo.py`` once
 ``make install`` has run). It starts a local Spark session configured by
 ``configure_spark``, writes a Delta table in a temporary directory, and prints
 ``DESCRIBE PROTOCOL HISTORY`` both as SQL output and as typed Python values. Then it plans
-and runs ``DROP FEATURE deletionVectors`` (``v2Checkpoint`` on Spark 3.5, whose delta-spark
-3.3 cannot remove deletion vectors) and shows the protocol history again. Last, it
+and runs ``DROP FEATURE deletionVectors`` on every line (on Spark 3.5 by this project's own
+removal: delta-spark 3.3 cannot drop it) and shows the protocol history again. Then it
 redirects the table to a new location, writes through the old path, and removes the
-redirect again, which brings the new rows home.
+redirect again, which brings the new rows home. Last, a session of stock delta-spark (no
+delta-lifecycle) reads the table.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ COMMITS = [
         "enable deletion vectors (reader+writer feature: protocol 3/7)",
         "ALTER TABLE {t} SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",
     ),
-    ("insert", "INSERT INTO {t} VALUES (3, 'three')"),
+    ("insert", "INSERT INTO {t} VALUES (3, 'three'), (30, 'thirty')"),
+    ("delete (a deletion vector)", "DELETE FROM {t} WHERE id = 30"),
     (
         "enable change data feed (writer feature)",
         "ALTER TABLE {t} SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')",
@@ -45,12 +47,11 @@ COMMITS = [
     ("insert (delta-spark writes a checkpoint here)", "INSERT INTO {t} VALUES (4, 'four')"),
 ]
 
-# delta-spark 3.3 (Spark 3.5) cannot remove deletion vectors (docs/spark-lines.md).
-FEATURE = "v2Checkpoint" if current_line().line == "3.5" else "deletionVectors"
+FEATURE = "deletionVectors"
 
 
-def main() -> None:
-    builder = (
+def new_builder() -> SparkSession.Builder:
+    return (
         SparkSession.builder.master("local[2]")
         .appName("delta-lifecycle demo")
         .config("spark.ui.enabled", "false")
@@ -58,7 +59,31 @@ def main() -> None:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.databricks.delta.snapshotPartitions", "2")
     )
-    spark = configure_spark(builder).getOrCreate()
+
+
+def read_with_stock_delta_spark(path: Path) -> None:
+    """A session with delta-spark's own extension and catalog only, in the same process (the
+    jars are loaded already), reads the table this demo changed."""
+    spark = (
+        new_builder()
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .getOrCreate()
+    )
+    try:
+        rows = sorted(r[0] for r in spark.read.format("delta").load(str(path)).collect())
+        detail = spark.sql(f"DESCRIBE DETAIL {quote_path(str(path))}").head()
+        assert detail is not None
+        print(f"\nstock delta-spark {spark.version} reads ids {rows}; "
+              f"table features {sorted(detail['tableFeatures'])}")
+    finally:
+        spark.stop()
+
+
+def main() -> None:
+    print(f"Spark line {current_line().line}")
+    spark = configure_spark(new_builder()).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     workdir = Path(tempfile.mkdtemp(prefix="delta-lifecycle-demo-"))
     try:
@@ -97,6 +122,8 @@ def main() -> None:
               f"{spark.read.format('delta').load(str(path)).count()} rows")
         for step in back.steps:
             print(f"  {step}")
+        spark.stop()
+        read_with_stock_delta_spark(path)
     finally:
         spark.stop()
         shutil.rmtree(workdir, ignore_errors=True)

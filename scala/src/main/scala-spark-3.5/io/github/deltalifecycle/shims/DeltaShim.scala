@@ -1,8 +1,8 @@
 package io.github.deltalifecycle.shims
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.{RemovableFeature, Snapshot, TableFeature}
-import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata}
+import org.apache.spark.sql.delta.{RemovableFeature, Snapshot}
+import org.apache.spark.sql.delta.actions.{Action, Metadata}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
 /** delta-spark calls whose API differs between lines (Spark 3.5: delta-spark 3.3). */
@@ -14,41 +14,11 @@ object DeltaShim {
    */
   val CatalogManagedFeatureName: String = "catalogManaged"
 
-  /** The commitInfo of a commit written by this project's committer. */
-  def commitInfo(
-      time: Long,
-      operation: String,
-      inCommitTimestamp: Option[Long],
-      operationParameters: Map[String, String],
-      commandContext: Map[String, String],
-      readVersion: Long,
-      txnId: String
-  ): CommitInfo = CommitInfo(
-    time = time,
-    operation = operation,
-    inCommitTimestamp = inCommitTimestamp,
-    operationParameters = operationParameters,
-    commandContext = commandContext,
-    readVersion = Some(readVersion),
-    isolationLevel = Some("Serializable"),
-    isBlindAppend = Some(false),
-    operationMetrics = None,
-    userMetadata = None,
-    tags = None,
-    txnId = Some(txnId)
-  )
-
   /** delta-spark checkpoints `snapshot` of `table` (DeltaTableV2 has no checkpoint in 3.3). */
   def checkpoint(table: DeltaTableV2, snapshot: Snapshot): Unit =
     table.deltaLog.checkpoint(snapshot)
 
   // ---- DROP FEATURE: delta-spark 3.3's RemovableFeature API -------------------------------------
-
-  /**
-   * What this project drops beyond the features delta-spark 3.3 declares removable: nothing yet
-   * (deletionVectors, rowTracking and domainMetadata are not removable in delta-spark 3.3).
-   */
-  val ProjectDroppable: Seq[TableFeature with RemovableFeature] = Nil
 
   /** delta-spark 3.3's check that the latest version no longer uses the feature. */
   def validateDropInvariants(
@@ -88,6 +58,9 @@ object DeltaShim {
    */
   val BarrierCheckpoints: Int = 3
 
-  /** No deletion-vector drop on delta-spark 3.3, so no tombstones. */
-  def generatesDvTombstones: Boolean = false
+  /**
+   * delta-spark 3.3 cannot drop deletionVectors; this project's drop of it always records the
+   * tombstones, as delta-spark 4.4 does by default.
+   */
+  def generatesDvTombstones: Boolean = true
 }

@@ -1,13 +1,8 @@
 package io.github.deltalifecycle.shims
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.{
-  CatalogOwnedTableFeature,
-  RemovableFeature,
-  Snapshot,
-  TableFeature
-}
-import org.apache.spark.sql.delta.actions.{Action, CommitInfo, DropTableFeatureUtils, Metadata}
+import org.apache.spark.sql.delta.{CatalogOwnedTableFeature, RemovableFeature, Snapshot}
+import org.apache.spark.sql.delta.actions.{Action, DropTableFeatureUtils, Metadata}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.sources.DeltaSQLConf
 import org.apache.spark.sql.internal.SQLConf
@@ -18,41 +13,10 @@ object DeltaShim {
   /** The protocol feature of catalog-managed tables, as delta-spark names it. */
   val CatalogManagedFeatureName: String = CatalogOwnedTableFeature.name
 
-  /** The commitInfo of a commit written by this project's committer. */
-  def commitInfo(
-      time: Long,
-      operation: String,
-      inCommitTimestamp: Option[Long],
-      operationParameters: Map[String, String],
-      commandContext: Map[String, String],
-      readVersion: Long,
-      txnId: String
-  ): CommitInfo = CommitInfo(
-    time = time,
-    operation = operation,
-    inCommitTimestamp = inCommitTimestamp,
-    operationParameters = operationParameters,
-    commandContext = commandContext,
-    readVersion = Some(readVersion),
-    isolationLevel = Some("Serializable"),
-    isBlindAppend = Some(false),
-    operationMetrics = None,
-    userMetadata = None,
-    tags = None,
-    txnId = Some(txnId),
-    lastManifestCommit = None
-  )
-
   /** delta-spark checkpoints `snapshot` of `table`. */
   def checkpoint(table: DeltaTableV2, snapshot: Snapshot): Unit = table.checkpoint(snapshot)
 
   // ---- DROP FEATURE: delta-spark's RemovableFeature API ----------------------------------------
-
-  /**
-   * What this project drops beyond the features delta-spark 4.4 declares removable: nothing, it
-   * declares every feature this project can remove.
-   */
-  val ProjectDroppable: Seq[TableFeature with RemovableFeature] = Nil
 
   /** delta-spark's check that the latest version no longer uses the feature. */
   def validateDropInvariants(

@@ -1,10 +1,10 @@
 package io.github.deltalifecycle.core
 
 import java.nio.file.FileAlreadyExistsException
+import java.sql.Timestamp
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.sql.delta.DeltaConfigs
 import org.apache.spark.sql.delta.actions.{Action, AddFile, CommitInfo, Metadata, Protocol}
 import org.apache.spark.sql.delta.util.JsonUtils
@@ -20,6 +20,10 @@ import org.apache.spark.sql.delta.util.FileNames
  */
 object LogCommitter {
   val EngineName = "delta-lifecycle"
+
+  /* What commitInfo.engineInfo says of this project's commits, in delta-spark's "name/version"
+   * form. */
+  private val EngineInfo = s"Apache-Spark/${org.apache.spark.SPARK_VERSION} $EngineName"
 
   /**
    * What a commit needs to know about the version it is written after: the protocol and metadata in
@@ -93,14 +97,16 @@ object LogCommitter {
     val inCommitTimestamp =
       if (!DeltaConfigs.IN_COMMIT_TIMESTAMPS_ENABLED.fromMetaData(metadata)) None
       else Some(math.max(now, base.inCommitTimestamp.map(_ + 1).getOrElse(now)))
-    val commitInfo = DeltaShim.commitInfo(
-      time = inCommitTimestamp.getOrElse(now),
-      operation = operation,
+    val commitInfo = CommitInfo.empty().copy(
       inCommitTimestamp = inCommitTimestamp,
+      timestamp = new Timestamp(inCommitTimestamp.getOrElse(now)),
+      operation = operation,
       operationParameters = parameters.map { case (k, v) => k -> jsonParameter(v) },
-      commandContext = Map("engine" -> EngineName),
-      readVersion = readVersion,
-      txnId = java.util.UUID.randomUUID().toString
+      readVersion = Some(readVersion),
+      isolationLevel = Some("Serializable"),
+      isBlindAppend = Some(false),
+      engineInfo = Some(EngineInfo),
+      txnId = Some(java.util.UUID.randomUUID().toString)
     )
     val target = FileNames.unsafeDeltaFile(log.logPath, version)
     try log.store.write(

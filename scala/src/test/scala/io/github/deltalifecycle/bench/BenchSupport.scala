@@ -6,8 +6,7 @@ import io.github.deltalifecycle.LifecycleSparkSession
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.DeltaLog
-import io.github.deltalifecycle.shims.DeltaShim
-import org.apache.spark.sql.delta.actions.AddFile
+import org.apache.spark.sql.delta.actions.{AddFile, CommitInfo}
 import org.apache.spark.sql.delta.storage.LogStore
 import org.apache.spark.sql.delta.util.FileNames
 
@@ -39,16 +38,15 @@ object BenchSupport {
       version: Long,
       adds: Seq[AddFile]
   ): Unit = {
-    val commitInfo = DeltaShim.commitInfo(
-      time = System.currentTimeMillis(),
+    val commitInfo = CommitInfo.empty().copy(
+      timestamp = new java.sql.Timestamp(System.currentTimeMillis()),
       operation = "WRITE",
-      inCommitTimestamp = None,
       operationParameters =
         Map("mode" -> "\"Append\"", "partitionBy" -> "\"[]\""), // values are raw JSON
-      commandContext = Map.empty[String, String],
-      readVersion = version - 1L,
-      txnId = java.util.UUID.randomUUID().toString
-    ).copy(isBlindAppend = Some(true))
+      readVersion = Some(version - 1L),
+      isBlindAppend = Some(true),
+      txnId = Some(java.util.UUID.randomUUID().toString)
+    )
     store.write(
       FileNames.unsafeDeltaFile(deltaLog.logPath, version),
       Iterator(commitInfo.json) ++ adds.iterator.map(_.json),

@@ -75,7 +75,7 @@ final class DropFeaturesForClient(
       val latest = if (dryRun || name == plan.head.feature) head else log.latestHead()
       if (dryRun) Some(plannedDrop(latest, name, truncate))
       // A re-run after a crash: what an earlier run dropped is gone.
-      else if (!DroppableFeatures.isPresent(latest.protocol, feature)) None
+      else if (!DroppableFeatures.isPresent(latest.protocol, feature.feature)) None
       else Some(dropper.run(latest, name, truncate, dryRun = false))
     }
   }

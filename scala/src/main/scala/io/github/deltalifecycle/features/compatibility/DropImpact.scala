@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.features.compatibility
 
+import io.github.deltalifecycle.features.dropfeature.DroppableFeatures
 import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, TableFeature}
 import org.apache.spark.sql.delta.actions.Protocol
 
@@ -21,12 +22,13 @@ object DropImpact {
     TableFeature.featureNameToFeature(feature).filter(
       protocol.implicitlyAndExplicitlySupportedFeatures.contains
     ).map { f =>
-      val truncated = protocol.denormalized.removeFeature(f).normalized
+      val truncated = DroppableFeatures.protocolWithout(protocol, f)
       // The fast drop of a reader-writer feature leaves checkpointProtection (DropFeature).
       val fast =
-        if (f.isReaderWriterFeature)
-          protocol.denormalized.withFeature(CheckpointProtectionTableFeature).removeFeature(f)
-            .normalized
+        if (f.isReaderWriterFeature) DroppableFeatures.protocolWithout(
+          protocol.denormalized.withFeature(CheckpointProtectionTableFeature),
+          f
+        )
         else truncated
       val clients = ClientCapabilities.all
       def verdicts(p: Protocol) = clients.map(Compatibility.evaluate(p, _))

@@ -2,7 +2,6 @@ package io.github.deltalifecycle.features.dropfeature
 
 import io.github.deltalifecycle.core._
 import io.github.deltalifecycle.features.cleanup.LogCleanup
-import io.github.deltalifecycle.features.dropfeature.DroppableFeatures.Droppable
 import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -96,7 +95,7 @@ final class DropFeature(
       "drop a feature from"
     )
     val feature = DroppableFeatures.resolve(featureName, head.protocol)
-    if (!DroppableFeatures.isPresent(head.protocol, feature))
+    if (!DroppableFeatures.isPresent(head.protocol, feature.feature))
       throw LifecycleErrors.featureNotPresent(feature.name, displayName, head.version)
     val dependents = DroppableFeatures.dependents(head.protocol, feature)
     if (dependents.nonEmpty) throw LifecycleErrors.dependentFeatures(feature.name, dependents)
@@ -110,11 +109,11 @@ final class DropFeature(
         if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
           throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
         val snapshot = table.update()
-        val preparation = FeaturePreparation(feature, table, spark)
+        val preparation = feature.preparation(table, spark)
         val planned = preparation.plan(snapshot, new DistributedTableFiles(snapshot))
         if (!truncateHistory) fastDrop(feature, head, preparation, planned)
         // delta-spark's own check of the latest version decides whether preparation is due.
-        else if (!DeltaShim.validateDropInvariants(feature, table, snapshot))
+        else if (!feature.validateRemoval(table, snapshot))
           truncationPreparation(feature, head, preparation, planned)
         else historyTruncatingDrop(feature, head)
       }
@@ -130,7 +129,7 @@ final class DropFeature(
    * boundary, and checkpoint the new version. A writer feature needs no barrier.
    */
   private def fastDrop(
-      feature: Droppable,
+      feature: DroppableFeature,
       head: SnapshotHead,
       preparation: FeaturePreparation,
       planned: Seq[DropStep]
@@ -172,7 +171,7 @@ final class DropFeature(
    * [[historyTruncatingDrop]].
    */
   private def truncationPreparation(
-      feature: Droppable,
+      feature: DroppableFeature,
       head: SnapshotHead,
       preparation: FeaturePreparation,
       planned: Seq[DropStep]
@@ -212,7 +211,7 @@ final class DropFeature(
   }
 
   private def waitForRetention(
-      feature: Droppable,
+      feature: DroppableFeature,
       head: SnapshotHead,
       why: String,
       readyAtMillis: Long
@@ -229,7 +228,7 @@ final class DropFeature(
    * version, delete the history older than the truncation retention, check that what is left no
    * longer uses the feature, then downgrade without checkpoint protection.
    */
-  private def historyTruncatingDrop(feature: Droppable, head: SnapshotHead): DropPlan = {
+  private def historyTruncatingDrop(feature: DroppableFeature, head: SnapshotHead): DropPlan = {
     val retention = retentionMillis(head.metadata)
     val needsCheckpoint = log.listingFrom(head.version).checkpointsAt(head.version).isEmpty
     val downgradeVersion = head.version + (if (needsCheckpoint) 1 else 0) + 1
@@ -244,7 +243,7 @@ final class DropFeature(
       s"check the retained history for ${feature.name}",
       Seq(DropStep(s"check that no retained version uses ${feature.name}", 0))
     ) { _ =>
-      if (DeltaShim.historyContainsFeature(feature, spark, table, table.update())) {
+      if (feature.historyContainsFeature(spark, table, table.update())) {
         // Ready once the newest checkpoint, where the next truncation cuts, is old enough.
         val readyAt = latestCheckpointCommitTime().getOrElse(System.currentTimeMillis())
         throw waitForRetention(
@@ -392,7 +391,8 @@ final class DropFeature(
   // A client without a reader-writer feature reads from the downgrade on, as it does after a
   // history truncation; a writer feature dropped fast never stopped anyone from reading.
   private def readableWithoutFeatureFrom(plan: DropPlan, downgrade: Long): Long =
-    if (plan.mode == DropMode.TruncateHistory || plan.feature.isReaderWriterFeature) downgrade
+    if (plan.mode == DropMode.TruncateHistory || plan.feature.feature.isReaderWriterFeature)
+      downgrade
     else log.listing().earliestReconstructableVersion
 
   // ---- the steps the flows share ------------------------------------------------------------
@@ -426,7 +426,7 @@ final class DropFeature(
     }
 
   private def downgrade(
-      feature: Droppable,
+      feature: DroppableFeature,
       mode: DropMode,
       protect: Boolean,
       report: String,
@@ -449,40 +449,42 @@ final class DropFeature(
    * version the commit gets) and decided again from the new latest version after any other commit.
    * Writers that started before it fail their own conflict check on the protocol change.
    */
-  private def commitDowngrade(feature: Droppable, mode: DropMode, protect: Boolean): Long = {
+  private def commitDowngrade(feature: DroppableFeature, mode: DropMode, protect: Boolean): Long = {
     val operation =
       DeltaOperations.DropTableFeature(feature.name, mode == DropMode.TruncateHistory)
     LogCommitter.commitReplanning(log, operation.name, operation.parameters) { () =>
       val snapshot = table.update()
       if (
         !DroppableFeatures.isCheckpointProtection(feature) &&
-        !DeltaShim.validateDropInvariants(feature, table, snapshot)
+        !feature.validateRemoval(table, snapshot)
       ) throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
-      val protocol =
-        if (protect)
-          snapshot.protocol.denormalized.withFeature(ProtectionFeature).removeFeature(feature)
-        else snapshot.protocol.removeFeature(feature)
+      val protocol = DroppableFeatures.protocolWithout(
+        if (protect) snapshot.protocol.denormalized.withFeature(CheckpointProtectionTableFeature)
+        else snapshot.protocol,
+        feature.feature
+      )
       LogCommitter.PlannedCommit(
         snapshot.version,
         version => {
           val metadata = downgradedMetadata(feature, snapshot.metadata, protect, version)
           Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
-            DeltaShim.actionsAtDowngrade(feature, snapshot)
+            feature.actionsAtDowngrade(snapshot)
         }
       )
     }
   }
 
   private def downgradedMetadata(
-      feature: Droppable,
+      feature: DroppableFeature,
       metadata: Metadata,
       protect: Boolean,
       version: Long
   ): Metadata = {
-    val withoutProperties = DeltaShim.downgradedMetadata(feature, metadata)
+    val withoutProperties = feature.downgradedMetadata(metadata)
     if (DroppableFeatures.isCheckpointProtection(feature))
       withoutProperties.copy(configuration = withoutProperties.configuration - ProtectionKey)
-    else if (protect) ProtectionFeature.metadataWithCheckpointProtection(withoutProperties, version)
+    else if (protect)
+      CheckpointProtectionTableFeature.metadataWithCheckpointProtection(withoutProperties, version)
     else withoutProperties
   }
 
@@ -510,7 +512,7 @@ final class DropFeature(
     )
   }
 
-  private def truncateHistoryCommand(feature: Droppable): String =
+  private def truncateHistoryCommand(feature: DroppableFeature): String =
     s"ALTER TABLE $displayName DROP FEATURE ${feature.name} TRUNCATE HISTORY"
 
   private def describe(steps: Seq[DropStep]): String =
@@ -525,7 +527,8 @@ object DropFeature {
    */
   val BarrierSize: Int = DeltaShim.BarrierCheckpoints
 
-  private val ProtectionFeature = CheckpointProtectionTableFeature
+  private lazy val ProtectionFeature =
+    DroppableFeatures.lookup(CheckpointProtectionTableFeature.name)
   private val ProtectionKey = DeltaConfigs.REQUIRE_CHECKPOINT_PROTECTION_BEFORE_VERSION.key
   private val TruncationRetention = DeltaConfigs.TABLE_FEATURE_DROP_TRUNCATE_HISTORY_LOG_RETENTION
 
@@ -553,7 +556,7 @@ object DropFeature {
    * commits meanwhile.
    */
   private final case class DropPlan(
-      feature: Droppable,
+      feature: DroppableFeature,
       mode: DropMode,
       startVersion: Long,
       steps: Seq[Step],

@@ -4,7 +4,6 @@ import java.util.Locale
 
 import io.github.deltalifecycle.core.LifecycleErrors
 import io.github.deltalifecycle.features.redirect.RedirectMode
-import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.sql.delta.{
   CheckConstraintsTableFeature,
   CheckpointProtectionTableFeature,
@@ -37,31 +36,33 @@ trait TableFiles {
 
 /**
  * The features DROP FEATURE removes: every feature the running delta-spark declares removable
- * (`RemovableFeature`), plus what this project removes beyond it on the line (the line's
- * `DeltaShim.ProjectDroppable`). Nothing here names a feature delta-spark could add or drop
+ * (`RemovableFeature`), plus this project's own removals ([[ProjectDroppable]]) of the features it
+ * does not declare on this line. Nothing here names a feature delta-spark could add or drop
  * tomorrow: a feature a future delta-spark declares removable drops without a code change, through
- * its own preparation ([[FeaturePreparation]]).
+ * its own preparation ([[FeaturePreparation]]), and takes over from this project's removal of it.
  */
 object DroppableFeatures {
-  type Droppable = TableFeature with RemovableFeature
+
+  private lazy val declared: Seq[DroppableFeature] =
+    TableFeature.allSupportedFeaturesMap.values.collect {
+      case f: TableFeature with RemovableFeature => DeclaredRemovable(f)
+    }.toSeq
+
+  /** This project's removals in use on this line: of features delta-spark does not declare. */
+  lazy val beyondStockFeatures: Seq[DroppableFeature] =
+    ProjectDroppable.All.filterNot(own => declared.exists(_.feature == own.feature))
 
   /** By name. A redirect feature is left out: UNSET REDIRECT removes it (see [[lookup]]). */
-  lazy val Features: Seq[Droppable] = {
-    val declared = TableFeature.allSupportedFeaturesMap.values.collect {
-      case f: TableFeature with RemovableFeature => f: Droppable
-    }
-    (declared.toSeq ++ DeltaShim.ProjectDroppable)
-      .filterNot(f => RedirectMode.featureNames.contains(f.name))
-      .distinct
-      .sortBy(_.name.toLowerCase(Locale.ROOT))
-  }
+  lazy val Features: Seq[DroppableFeature] = (declared ++ beyondStockFeatures)
+    .filterNot(f => RedirectMode.featureNames.contains(f.name))
+    .sortBy(_.name.toLowerCase(Locale.ROOT))
 
   lazy val Names: Seq[String] = Features.map(_.name)
 
   /** The features this project drops on this line although stock delta-spark of it does not. */
-  def beyondStock: Seq[String] = DeltaShim.ProjectDroppable.map(_.name)
+  def beyondStock: Seq[String] = beyondStockFeatures.map(_.name)
 
-  private lazy val byLowerName: Map[String, Droppable] =
+  private lazy val byLowerName: Map[String, DroppableFeature] =
     Features.map(f => f.name.toLowerCase(Locale.ROOT) -> f).toMap
 
   /**
@@ -69,7 +70,7 @@ object DroppableFeatures {
    * procedure, a feature delta-spark knows but does not declare removable on this line cannot be
    * dropped here (stock delta-spark refuses it too), any other name is unknown.
    */
-  def lookup(name: String): Droppable = {
+  def lookup(name: String): DroppableFeature = {
     // A redirect is removed with its own procedure, which brings the data back first.
     if (RedirectMode.featureNames.exists(_.equalsIgnoreCase(name))) {
       throw LifecycleErrors.redirectState(
@@ -98,11 +99,11 @@ object DroppableFeatures {
    * spelling when the table has that instead (delta-spark 3.3 writes `typeWidening-preview`, and
    * `DROP FEATURE typeWidening` removes whichever the table has).
    */
-  def resolve(name: String, protocol: Protocol): Droppable = {
+  def resolve(name: String, protocol: Protocol): DroppableFeature = {
     val named = lookup(name)
-    if (isPresent(protocol, named)) named
+    if (isPresent(protocol, named.feature)) named
     else byLowerName.get(named.name.toLowerCase(Locale.ROOT) + PreviewSuffix)
-      .filter(isPresent(protocol, _))
+      .filter(f => isPresent(protocol, f.feature))
       .getOrElse(named)
   }
 
@@ -111,24 +112,37 @@ object DroppableFeatures {
   def isPresent(protocol: Protocol, feature: TableFeature): Boolean =
     protocol.implicitlyAndExplicitlySupportedFeatures.contains(feature)
 
-  /** A reader-writer feature whose traces readers would replay: the drop needs a barrier. */
-  def needsBarrier(feature: Droppable): Boolean = feature.requiresHistoryProtection
+  /**
+   * `protocol` without `feature`, in its weakest form, and with `feature`'s name gone from both
+   * feature lists. delta-spark's own `removeFeature` does the same but accepts only the features it
+   * declares removable, and this project drops more than those on some lines.
+   */
+  def protocolWithout(protocol: Protocol, feature: TableFeature): Protocol = {
+    val explicit = protocol.denormalized
+    explicit.copy(
+      readerFeatures = explicit.readerFeatures.map(_ - feature.name),
+      writerFeatures = explicit.writerFeatures.map(_ - feature.name)
+    ).normalized
+  }
 
-  def isCheckpointProtection(feature: TableFeature): Boolean = feature ==
-    CheckpointProtectionTableFeature
+  /** A reader-writer feature whose traces readers would replay: the drop needs a barrier. */
+  def needsBarrier(feature: DroppableFeature): Boolean = feature.requiresHistoryProtection
+
+  def isCheckpointProtection(feature: DroppableFeature): Boolean =
+    feature.feature == CheckpointProtectionTableFeature
 
   /** Features in `protocol` that require `feature`, by name. */
-  def dependents(protocol: Protocol, feature: Droppable): Seq[String] =
+  def dependents(protocol: Protocol, feature: DroppableFeature): Seq[String] =
     TableFeature.getDependentFeatures(
-      feature
+      feature.feature
     ).filter(protocol.isFeatureSupported).map(_.name).toSeq.sorted
 
   /**
    * Refuses, before anything is written, a drop that delta-spark's preparation would refuse
    * part-way: CHECK constraints are part of the table's meaning, so the user drops them.
    */
-  def checkDroppable(feature: Droppable, metadata: Metadata): Unit =
-    if (feature == CheckConstraintsTableFeature) {
+  def checkDroppable(feature: DroppableFeature, metadata: Metadata): Unit =
+    if (feature.feature == CheckConstraintsTableFeature) {
       val names = Constraints.getCheckConstraintNames(metadata)
       if (names.nonEmpty) throw LifecycleErrors.featureInUse(
         feature.name,

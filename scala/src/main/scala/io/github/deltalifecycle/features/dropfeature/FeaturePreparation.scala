@@ -2,9 +2,9 @@ package io.github.deltalifecycle.features.dropfeature
 
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.features.dropfeature.DroppableFeatures.Droppable
+import io.github.deltalifecycle.core.{LogCommitter, TableLog}
 import io.github.deltalifecycle.shims.{DeltaShim, ReorgShim}
-import org.apache.spark.sql.{Encoders, SparkSession}
+import org.apache.spark.sql.{Dataset, Encoders, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.ResolvedTable
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.delta.{
@@ -12,13 +12,13 @@ import org.apache.spark.sql.delta.{
   DeltaConfigs,
   DeltaOperations,
   Snapshot,
-  TableFeature,
   TypeWideningPreviewTableFeature,
   TypeWideningTableFeature
 }
-import org.apache.spark.sql.delta.actions.{DeletionVectorDescriptor, RemoveFile}
+import org.apache.spark.sql.delta.actions.{AddFile, DeletionVectorDescriptor, RemoveFile}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.commands.{
+  AlterTableSetPropertiesDeltaCommand,
   AlterTableUnsetPropertiesDeltaCommand,
   DeltaOptimizeContext,
   DeltaReorgOperation,
@@ -48,18 +48,43 @@ sealed trait FeaturePreparation {
  * SparkSession inside its tasks, which fails on any cluster whose executors are other JVMs. For
  * those two, the same steps are built from delta-spark's public pieces (its property unsetting, its
  * OPTIMIZE machinery with a task-safe REORG file filter, its transactions), in the order
- * delta-spark runs them. Each step commits on its own and checks the latest version first, so a
- * re-run after a crash carries on where the last run stopped.
+ * delta-spark runs them. This project's own removals ([[ProjectDroppable]]) use the same
+ * deletion-vector purge, and their own row-ID and domain removals. Each step commits on its own and
+ * checks the latest version first, so a re-run after a crash carries on where the last run stopped.
  */
 object FeaturePreparation {
 
-  def apply(feature: Droppable, table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
-    (feature: TableFeature) match {
+  /** The preparation of a feature delta-spark declares removable. */
+  def forDeclared(
+      feature: DeclaredRemovable,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ): FeaturePreparation =
+    feature.feature match {
       case DeletionVectorsTableFeature => new DeletionVectorPurge(feature, table, spark)
       case TypeWideningTableFeature | TypeWideningPreviewTableFeature =>
         new TypeChangeRemoval(feature, table, spark)
       case _ => new DeltaSparkPreparation(feature, table, spark)
     }
+
+  def deletionVectorPurge(
+      feature: DroppableFeature,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ): FeaturePreparation = new DeletionVectorPurge(feature, table, spark)
+
+  def rowIdRemoval(
+      feature: DroppableFeature,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ): FeaturePreparation = new RowIdRemoval(feature, table, spark)
+
+  def domainRemoval(feature: DroppableFeature, table: DeltaTableV2): FeaturePreparation =
+    new DomainRemoval(feature, table)
+
+  /** The files of `snapshot` that carry a row ID or a row commit version. */
+  def filesWithRowIds(snapshot: Snapshot): Dataset[AddFile] =
+    snapshot.allFiles.filter(col("baseRowId").isNotNull || col("defaultRowCommitVersion").isNotNull)
 
   /**
    * delta-spark's own pre-downgrade command. What it does is delta-spark's to decide, so the plan
@@ -68,19 +93,19 @@ object FeaturePreparation {
    * reports the versions it really wrote.
    */
   private final class DeltaSparkPreparation(
-      feature: Droppable,
+      feature: DeclaredRemovable,
       table: DeltaTableV2,
       spark: SparkSession
   ) extends FeaturePreparation {
     def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
-      if (DeltaShim.validateDropInvariants(feature, table, snapshot)) Nil
+      if (feature.validateRemoval(table, snapshot)) Nil
       else Seq(DropStep(
         s"remove the traces of ${feature.name} with delta-spark's own preparation " +
           "(its pre-downgrade command decides what it rewrites)",
         1
       ))
 
-    def run(): Unit = DeltaShim.removeFeatureTraces(feature, table, spark)
+    def run(): Unit = DeltaShim.removeFeatureTraces(feature.declared, table, spark)
   }
 
   /**
@@ -89,7 +114,7 @@ object FeaturePreparation {
    * client without the feature does not vacuum a file an older version still needs.
    */
   private final class DeletionVectorPurge(
-      feature: Droppable,
+      feature: DroppableFeature,
       table: DeltaTableV2,
       spark: SparkSession
   ) extends FeaturePreparation {
@@ -97,7 +122,7 @@ object FeaturePreparation {
 
     def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] = {
       val purge =
-        if (DeltaShim.validateDropInvariants(feature, table, snapshot)) Nil
+        if (feature.validateRemoval(table, snapshot)) Nil
         else DropStep(s"unset $property", 1) +:
           rewrite("purge deletion vectors", files.withDeletionVectors).toSeq
       purge ++
@@ -109,7 +134,7 @@ object FeaturePreparation {
     }
 
     def run(): Unit = {
-      if (!DeltaShim.validateDropInvariants(feature, table, table.update())) {
+      if (!feature.validateRemoval(table, table.update())) {
         unsetProperty(table, property, spark)
         reorg(table, ReorgShim.purge, spark)
       }
@@ -122,14 +147,14 @@ object FeaturePreparation {
    * (REORG REWRITE_TYPE_WIDENING), then remove the type-change records from the schema.
    */
   private final class TypeChangeRemoval(
-      feature: Droppable,
+      feature: DroppableFeature,
       table: DeltaTableV2,
       spark: SparkSession
   ) extends FeaturePreparation {
     private val property = DeltaConfigs.ENABLE_TYPE_WIDENING.key
 
     def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
-      if (DeltaShim.validateDropInvariants(feature, table, snapshot)) Nil
+      if (feature.validateRemoval(table, snapshot)) Nil
       else Seq(DropStep(s"unset $property", 1)) ++ (
         if (!DeltaInternals.hasTypeChanges(snapshot.schema)) Nil
         else rewrite("rewrite files written with a narrower type", files.writtenNarrower).toSeq :+
@@ -137,7 +162,7 @@ object FeaturePreparation {
       )
 
     def run(): Unit = {
-      if (DeltaShim.validateDropInvariants(feature, table, table.update())) return
+      if (feature.validateRemoval(table, table.update())) return
       unsetProperty(table, property, spark)
       if (DeltaInternals.hasTypeChanges(table.update().schema)) {
         reorg(table, ReorgShim.typeWideningRewrite, spark)
@@ -150,6 +175,86 @@ object FeaturePreparation {
       }
     }
   }
+
+  /**
+   * Turn row tracking off, then take the row IDs and row commit versions off every file that has
+   * them, in commits of at most [[RowIdBatch]] files. delta-spark's transactions would give those
+   * files fresh row IDs again (they assign them wherever the protocol has the feature), so the
+   * files are re-added through this project's committer. A concurrent writer's new files still get
+   * row IDs until the downgrade; its check of the latest version finds them, and a re-run removes
+   * them.
+   */
+  private final class RowIdRemoval(
+      feature: DroppableFeature,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ) extends FeaturePreparation {
+    private val property = DeltaConfigs.ROW_TRACKING_ENABLED.key
+
+    private def enabled(snapshot: Snapshot) =
+      DeltaConfigs.ROW_TRACKING_ENABLED.fromMetaData(snapshot.metadata)
+
+    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
+      if (feature.validateRemoval(table, snapshot)) Nil
+      else {
+        val withRowIds = filesWithRowIds(snapshot).count()
+        Option.when(enabled(snapshot))(DropStep(s"set $property = false", 1)).toSeq ++
+          Option.when(withRowIds > 0)(DropStep(
+            s"take the row IDs off $withRowIds files (their data is not rewritten)",
+            ((withRowIds + RowIdBatch - 1) / RowIdBatch).toInt
+          ))
+      }
+
+    def run(): Unit = {
+      if (enabled(table.update()))
+        AlterTableSetPropertiesDeltaCommand(table, Map(property -> "false")).run(spark)
+      val snapshot = table.update()
+      val log = TableLog.forPath(table.deltaLog.newDeltaHadoopConf(), table.deltaLog.dataPath)
+      filesWithRowIds(snapshot).toLocalIterator().asScala.grouped(RowIdBatch)
+        .foldLeft(snapshot.version) { (readVersion, batch) =>
+          val readds = batch.map(
+            _.copy(baseRowId = None, defaultRowCommitVersion = None, dataChange = false)
+          )
+          LogCommitter.commitRebasing(log, readVersion, PreparationOperation, parameters(feature))(
+            _ => readds
+          )
+        }
+    }
+  }
+
+  /** The most files one commit of [[RowIdRemoval]] re-adds: bounds its size and driver memory. */
+  val RowIdBatch: Int = 20000
+
+  /**
+   * Remove every domain metadata left in the table. The drop has checked that no feature needing
+   * domain metadata is left, so what remains is a leftover, as delta-spark 4.4 treats it. Committed
+   * through this project's committer, as delta-spark 3.3 names no operation for it.
+   */
+  private final class DomainRemoval(feature: DroppableFeature, table: DeltaTableV2)
+      extends FeaturePreparation {
+    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
+      if (feature.validateRemoval(table, snapshot)) Nil
+      else Seq(DropStep(
+        "remove the domain metadata " +
+          snapshot.domainMetadata.map(_.domain).sorted.mkString(", "),
+        1
+      ))
+
+    def run(): Unit = {
+      val snapshot = table.update()
+      if (feature.validateRemoval(table, snapshot)) return
+      val log = TableLog.forPath(table.deltaLog.newDeltaHadoopConf(), table.deltaLog.dataPath)
+      LogCommitter.commitRebasing(log, snapshot.version, PreparationOperation, parameters(feature))(
+        _ => snapshot.domainMetadata.map(_.copy(removed = true))
+      )
+    }
+  }
+
+  /** The operation this project's preparation commits record, as delta-spark's drop does. */
+  private val PreparationOperation = "DROP FEATURE"
+
+  private def parameters(feature: DroppableFeature): Map[String, Any] =
+    Map("featureName" -> feature.name, "step" -> "prepare")
 
   /** A REORG's commit, when it has files to rewrite. */
   private def rewrite(what: String, tally: FileTally): Option[DropStep] =

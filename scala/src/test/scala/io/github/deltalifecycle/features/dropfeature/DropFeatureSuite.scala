@@ -2,9 +2,10 @@ package io.github.deltalifecycle.features.dropfeature
 
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.LogTestFiles._
-import io.github.deltalifecycle.core.{DeltaLifecycleException, LogSnapshot, TableLog}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, LogCommitter, LogSnapshot, TableLog}
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, DeltaLog}
+import org.apache.spark.sql.delta.actions.DomainMetadata
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -301,6 +302,57 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(refused.condition === "DELTA_LIFECYCLE_DROP_NOT_SUPPORTED_ON_LINE")
     sql(s"INSERT INTO delta.`$path` VALUES (2)")
     assert(rows(path).size === 2)
+  }
+
+  test("rowTracking then domainMetadata: row IDs, their properties and every domain go") {
+    val path = newTableDir("row-tracking")
+    sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+        "('delta.enableRowTracking' = 'true')"
+    )
+    (0 until 3).foreach(i => sql(s"INSERT INTO delta.`$path` VALUES ($i), (${i + 10})"))
+    val expectedRows = rows(path)
+    assert(snapshot(path).activeFiles.forall(_.baseRowId.isDefined))
+
+    // domainMetadata goes last: rowTracking needs it.
+    val needed = failure(s"ALTER TABLE delta.`$path` DROP FEATURE domainMetadata")
+    assert(needed.condition === "DELTA_LIFECYCLE_DEPENDENT_FEATURE" &&
+      needed.getMessage.contains("rowTracking"))
+    val plan = drop(path, "rowTracking DRY RUN")
+    val done = drop(path, "rowTracking")
+    assert(done.getAs[String]("feature") === "rowTracking")
+    // delta-spark 4.4's own preparation may take more commits than DRY RUN counts for it (one);
+    // what the plan must get right is that no barrier and no checkpoint come.
+    assert(longs(plan, "checkpointVersions").isEmpty && longs(done, "checkpointVersions").isEmpty)
+    assert(done.isNullAt(done.fieldIndex("protectedBefore")), "a writer feature needs no barrier")
+    val withoutRowIds = snapshot(path)
+    assert(!features(withoutRowIds).contains("rowTracking"))
+    assert(withoutRowIds.activeFiles.forall(f =>
+      f.baseRowId.isEmpty && f.defaultRowCommitVersion.isEmpty
+    ))
+    assert(!withoutRowIds.configuration.keys.exists(_.startsWith("delta.rowTracking")))
+    assert(withoutRowIds.configuration.get("delta.enableRowTracking").forall(_ == "false"))
+    assert(rows(path) === expectedRows)
+
+    // A domain no feature owns is a leftover: the domainMetadata drop removes it first.
+    val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+    LogCommitter.commit(
+      log,
+      withoutRowIds.version,
+      Seq(DomainMetadata("leftover.app", "{}", removed = false)),
+      "MANUAL UPDATE",
+      Map.empty
+    )
+    val domains = drop(path, "domainMetadata DRY RUN")
+    // One commit removes the leftover (this project's removal names it), one downgrades.
+    assert(longs(domains, "commitVersions").size === 2)
+    drop(path, "domainMetadata")
+    val after = DeltaLog.forTable(spark, path).update()
+    assert(after.domainMetadata.isEmpty)
+    assert(!after.protocol.readerAndWriterFeatureNames.contains("domainMetadata"))
+    assert(rows(path) === expectedRows)
+    sql(s"INSERT INTO delta.`$path` VALUES (100)")
+    assert(snapshot(path).activeFiles.forall(_.baseRowId.isEmpty))
   }
 
   test(

@@ -43,7 +43,7 @@ class SharedSessionPolicySuite extends AnyFunSuite with BeforeAndAfterAll {
 
   private def condition(statement: => Any): String = {
     val e = intercept[AnalysisException](statement)
-    Option(e.getCondition).getOrElse(fail(s"no condition: $e", e))
+    Option(e.getErrorClass).getOrElse(fail(s"no condition: $e", e))
   }
 
   private def refusedAsStatic(attempt: => Any): Unit = {
@@ -69,7 +69,7 @@ class SharedSessionPolicySuite extends AnyFunSuite with BeforeAndAfterAll {
     refusedOutside(source)
 
     val set = intercept[AnalysisException](spark.sql(s"SET $Key=/"))
-    assert(set.getCondition === "DELTA_LIFECYCLE_ADMINISTRATOR_SETTING")
+    assert(set.getErrorClass === "DELTA_LIFECYCLE_ADMINISTRATOR_SETTING")
     assert(set.getMessage.contains(Key) && set.getMessage.contains("administrator"))
     assert(set.getMessage.contains("started with"))
     // The API path and a new session are refused by Spark itself: the key is a static setting
@@ -121,7 +121,7 @@ class SharedSessionPolicySuite extends AnyFunSuite with BeforeAndAfterAll {
     try {
       FaultInjection.Keys.foreach { key =>
         val e = intercept[AnalysisException](spark.sql(s"SET $key=compactLog.beforeWrite"))
-        assert(e.getCondition === "DELTA_LIFECYCLE_TEST_SWITCH_UNAVAILABLE")
+        assert(e.getErrorClass === "DELTA_LIFECYCLE_TEST_SWITCH_UNAVAILABLE")
         assert(e.getMessage.contains(key) && e.getMessage.contains(FaultInjection.TestingProperty))
       }
       // Set through the API (which no guard sees), the switches still do nothing: a halt here

@@ -1,0 +1,142 @@
+package io.github.deltalifecycle.features.dropfeature
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.delta.{
+  DeletionVectorsTableFeature,
+  DeltaConfigs,
+  DomainMetadataTableFeature,
+  MaterializedRowCommitVersion,
+  MaterializedRowId,
+  RowTrackingFeature,
+  Snapshot,
+  TableFeature
+}
+import org.apache.spark.sql.delta.RowId.RowTrackingMetadataDomain
+import org.apache.spark.sql.delta.actions.{Action, Metadata}
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import org.apache.spark.sql.delta.commands.DeletionVectorUtils
+import org.apache.spark.sql.functions.{col, lower}
+
+/**
+ * This project's own removals, for features delta-spark can hold in a table but, on some lines,
+ * does not declare removable (delta-spark 3.3 on Spark 3.5 has none of these three). Each follows
+ * what delta-spark 4.4 does for the feature, built from pieces every line has, and is used only
+ * where the running delta-spark declares no removal of its own: see [[DroppableFeatures]].
+ */
+object ProjectDroppable {
+
+  val All: Seq[DroppableFeature] = Seq(DeletionVectors, RowTracking, DomainMetadata)
+
+  /**
+   * deletionVectors: a reader-writer feature, so the drop writes the barrier. Gone from a version
+   * when new deletion vectors are off and no file has one.
+   */
+  object DeletionVectors extends DroppableFeature {
+    def feature: TableFeature = DeletionVectorsTableFeature
+
+    def requiresHistoryProtection: Boolean = true
+
+    def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
+      !DeletionVectorUtils.deletionVectorsWritable(snapshot) && !hasDeletionVectors(snapshot)
+
+    private def hasDeletionVectors(snapshot: Snapshot): Boolean =
+      snapshot.numDeletionVectorsOpt match {
+        case Some(count) => count > 0
+        case None => !snapshot.allFiles.filter(col("deletionVector").isNotNull).isEmpty
+      }
+
+    /**
+     * Any retained commit whose files carry deletion vectors or whose metadata turns them on, or
+     * the earliest retained checkpoint's live files with them (its tombstones do not count: a
+     * client without the feature never reads a removed file).
+     */
+    def historyContainsFeature(
+        spark: SparkSession,
+        table: DeltaTableV2,
+        snapshot: Snapshot
+    ): Boolean = RetainedHistory.uses(
+      spark,
+      snapshot,
+      live = files => files.filter(col("deletionVector").isNotNull),
+      actions = col("add.deletionVector").isNotNull ||
+        col("remove.deletionVector").isNotNull ||
+        lower(col("metaData.configuration").getItem(PropertyKey)) === "true",
+      metadata = m => DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.fromMetaData(m)
+    )
+
+    private val PropertyKey = DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key
+
+    def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
+      FeaturePreparation.deletionVectorPurge(this, table, spark)
+
+    def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] = Nil
+
+    // The preparation already unset the property.
+    def downgradedMetadata(metadata: Metadata): Metadata = metadata
+  }
+
+  /**
+   * rowTracking: a writer feature whose traces are the property, the row IDs and commit versions on
+   * files, the materialized column names and the high-water mark. The preparation turns it off and
+   * takes the row IDs off the files; the downgrade commit drops the names and the mark, as
+   * delta-spark 4.4 does, because writers use them while the feature is in the protocol.
+   */
+  object RowTracking extends DroppableFeature {
+    def feature: TableFeature = RowTrackingFeature
+
+    // delta-spark 4.4 decides the same: row IDs of past versions are not worth a barrier.
+    def requiresHistoryProtection: Boolean = false
+
+    def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
+      !DeltaConfigs.ROW_TRACKING_ENABLED.fromMetaData(snapshot.metadata) &&
+        FeaturePreparation.filesWithRowIds(snapshot).isEmpty
+
+    def historyContainsFeature(
+        spark: SparkSession,
+        table: DeltaTableV2,
+        snapshot: Snapshot
+    ): Boolean = false // never asked: TRUNCATE HISTORY applies only with history protection
+
+    def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
+      FeaturePreparation.rowIdRemoval(this, table, spark)
+
+    def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] =
+      RowTrackingMetadataDomain.fromSnapshot(snapshot).map(
+        _.toDomainMetadata.copy(removed = true)
+      ).toSeq
+
+    def downgradedMetadata(metadata: Metadata): Metadata = metadata.copy(configuration =
+      metadata.configuration -- Seq(
+        DeltaConfigs.ROW_TRACKING_ENABLED.key,
+        MaterializedRowId.MATERIALIZED_COLUMN_NAME_PROP,
+        MaterializedRowCommitVersion.MATERIALIZED_COLUMN_NAME_PROP
+      )
+    )
+  }
+
+  /**
+   * domainMetadata: a writer feature, droppable once no feature that needs it is left (the drop
+   * checks dependents first), so any domain still in the table is a leftover to remove.
+   */
+  object DomainMetadata extends DroppableFeature {
+    def feature: TableFeature = DomainMetadataTableFeature
+
+    def requiresHistoryProtection: Boolean = false
+
+    def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
+      snapshot.domainMetadata.isEmpty
+
+    def historyContainsFeature(
+        spark: SparkSession,
+        table: DeltaTableV2,
+        snapshot: Snapshot
+    ): Boolean = false // never asked: TRUNCATE HISTORY applies only with history protection
+
+    def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
+      FeaturePreparation.domainRemoval(this, table)
+
+    def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] = Nil
+
+    def downgradedMetadata(metadata: Metadata): Metadata = metadata
+  }
+}
