@@ -30,7 +30,10 @@ COMMITS = [
         "enable deletion vectors (reader+writer feature: protocol 3/7)",
         "ALTER TABLE {t} SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",
     ),
-    ("insert", "INSERT INTO {t} VALUES (3, 'three'), (30, 'thirty')"),
+    (
+        "insert two rows in one file",
+        "INSERT INTO {t} SELECT /*+ COALESCE(1) */ * FROM VALUES (3, 'three'), (30, 'thirty')",
+    ),
     ("delete (a deletion vector)", "DELETE FROM {t} WHERE id = 30"),
     (
         "enable change data feed (writer feature)",
@@ -75,7 +78,7 @@ def read_with_stock_delta_spark(path: Path) -> None:
         rows = sorted(r[0] for r in spark.read.format("delta").load(str(path)).collect())
         detail = spark.sql(f"DESCRIBE DETAIL {quote_path(str(path))}").head()
         assert detail is not None
-        print(f"\nstock delta-spark {spark.version} reads ids {rows}; "
+        print(f"\nstock delta-spark (no delta-lifecycle, Spark {spark.version}) reads ids {rows}; "
               f"table features {sorted(detail['tableFeatures'])}")
     finally:
         spark.stop()
