@@ -2,7 +2,7 @@ package io.github.deltalifecycle.core
 
 import scala.util.{Failure, Success, Try}
 
-import io.github.deltalifecycle.{LifecycleSparkSession, SharedTestData}
+import io.github.deltalifecycle.{LifecycleSparkSession, SharedTestData, SparkLines}
 import org.apache.spark.sql.delta.{DeltaLog, Snapshot}
 import org.apache.spark.sql.delta.actions.{AddFile, Metadata, Protocol}
 import org.scalatest.funsuite.AnyFunSuite
@@ -26,6 +26,9 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
         "at the checkpoint version, while PROTOCOL.md lets a reader start from the " +
         "checkpoint alone")
   )
+
+  private def holdsVariants(snapshot: LogSnapshot): Boolean =
+    snapshot.metadata.schemaString.contains("\"variant\"")
 
   private case class FileView(
       path: String,
@@ -75,6 +78,10 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
             spark.read.parquet(checkpoint.files.map(_.status.getPath.toString): _*)
               .where("add IS NOT NULL").count()
           assert(snapshot.activeFiles.size === addsInCheckpoint)
+        case Failure(_) if Try(core.latestSnapshot()).toOption.exists(holdsVariants) =>
+          // Spark 3.5 has no variant type and delta-spark 3.3 refuses such a table when it opens
+          // it; the core reads logs, never data, so reading this one is right.
+          assert(SparkLines.isSpark35, s"delta-spark refuses $name, which holds variants")
         case Failure(deltaError) =>
           val ours = Try(core.latestSnapshot())
           assert(

@@ -40,16 +40,18 @@ class ErrorConditionsSuite extends AnyFunSuite {
         m.getName -> built.asInstanceOf[DeltaLifecycleException]
       }
 
-  private def sampleArgument(t: java.lang.reflect.Type): AnyRef = t.getTypeName match {
-    case "java.lang.String" => "sample"
-    case "long" => java.lang.Long.valueOf(7L)
-    case "scala.collection.immutable.Seq<java.lang.Object>" => Seq(3L, 4L)
-    case "scala.collection.immutable.Seq<java.lang.String>" => Seq("a", "b")
-    case "scala.collection.immutable.Set<java.lang.String>" => Set("a")
-    case "java.lang.Throwable" => new RuntimeException("boom")
-    case "scala.Option<java.lang.Throwable>" => None
-    case other => fail(s"no sample argument for $other: extend sampleArgument")
-  }
+  // Scala 2.12 (Spark 3.5) declares Seq as scala.collection.Seq, 2.13 as its immutable one.
+  private def sampleArgument(t: java.lang.reflect.Type): AnyRef =
+    t.getTypeName.replace("scala.collection.immutable.Seq", "scala.collection.Seq") match {
+      case "java.lang.String" => "sample"
+      case "long" => java.lang.Long.valueOf(7L)
+      case "scala.collection.Seq<java.lang.Object>" => Seq(3L, 4L)
+      case "scala.collection.Seq<java.lang.String>" => Seq("a", "b")
+      case "scala.collection.immutable.Set<java.lang.String>" => Set("a")
+      case "java.lang.Throwable" => new RuntimeException("boom")
+      case "scala.Option<java.lang.Throwable>" => None
+      case other => fail(s"no sample argument for $other: extend sampleArgument")
+    }
 
   test("every condition has a well-formed SQLSTATE and a message") {
     assert(resource.nonEmpty)

@@ -111,20 +111,24 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   /**
-   * A table where delta-spark dropped deletionVectors with checkpoint protection; returns the
-   * boundary.
+   * A table where delta-spark dropped a reader-writer feature with checkpoint protection; returns
+   * the boundary. vacuumProtocolCheck, because delta-spark declares it removable on every line;
+   * delta-spark 3.3 drops with protection only behind its development flag (on by default in 4.4).
    */
   private def droppedFeatureTable(dir: String): (String, Long) = {
     val path = newTableDir(dir)
-    spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta " +
-      "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.checkpointInterval' = '3')")
+    spark.sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+      "('delta.feature.vacuumProtocolCheck' = 'supported', 'delta.checkpointInterval' = '3')")
     (0 until 5).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i), (${i + 100})"))
     spark.sql(s"DELETE FROM delta.`$path` WHERE id = 2")
+    val fastDrop = "spark.databricks.delta.tableFeatures.dev.fastDropFeature.enabled"
+    spark.conf.set(fastDrop, "true")
     // delta-spark's own command, not this project's (which owns the SQL statement).
-    AlterTableDropFeatureDeltaCommand(
-      DeltaTableV2(spark, new Path(path)),
-      "deletionVectors"
-    ).run(spark)
+    try AlterTableDropFeatureDeltaCommand(
+        DeltaTableV2(spark, new Path(path)),
+        "vacuumProtocolCheck"
+      ).run(spark)
+    finally spark.conf.unset(fastDrop)
     val snapshot = TableLog.forPath(spark.sessionState.newHadoopConf(), path).latestSnapshot()
     val boundary = LogCleanup.protectedBefore(snapshot.protocol, snapshot.metadata)
     assert(boundary.isDefined, "delta-spark's DROP FEATURE should have added checkpointProtection")

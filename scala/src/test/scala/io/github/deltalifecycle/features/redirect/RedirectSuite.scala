@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.LifecycleSparkSession
+import io.github.deltalifecycle.{LifecycleSparkSession, SparkLines}
 import io.github.deltalifecycle.core.{LogCommitter, TableLog}
 import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.TableIdentifier
@@ -79,9 +79,16 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
         "WHEN NOT MATCHED THEN INSERT *"
     )
     val expected = ((2 until 10).map(_.toLong) ++ Seq(100L, 101L, 102L, 1001L)).sorted
-    assert(ids(spark.read.format("delta").load(src)) === expected)
+    if (SparkLines.isSpark35) {
+      // delta-spark 3.3 opens a reader-writer redirected source itself when it loads a path, and
+      // refuses it before any rule can route the read (docs/spark-lines.md).
+      val refused = intercept[Exception](spark.read.format("delta").load(src).collect())
+      assert(refused.getMessage.contains("DELTA_UNSUPPORTED_FEATURES_FOR_READ"), refused)
+    } else {
+      assert(ids(spark.read.format("delta").load(src)) === expected)
+      assert(ids(spark.read.format("delta").option("versionAsOf", 1).load(src)) === (0 until 10))
+    }
     assert(ids(spark.read.format("delta").load(dest)) === expected)
-    assert(ids(spark.read.format("delta").option("versionAsOf", 1).load(src)) === (0 until 10))
     assert(ids(spark.sql(s"SELECT id FROM delta.`$src` VERSION AS OF 1")) === (0 until 10))
     assert(sql(
       s"DESCRIBE DETAIL delta.`$src`"
@@ -212,8 +219,13 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
       spark,
       new org.apache.hadoop.fs.Path(src)
     ).toBaseRelation
-    val bypass = failure(spark.baseRelationToDataFrame(direct).collect())
-    assert(bypass.getCondition === "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED")
+    if (SparkLines.isSpark35) {
+      // Spark 3.5 routes path access on the resolved relation, so this one is routed too.
+      assert(ids(spark.baseRelationToDataFrame(direct)) === (0 until 4))
+    } else {
+      val bypass = failure(spark.baseRelationToDataFrame(direct).collect())
+      assert(bypass.getCondition === "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED")
+    }
   }
 
   test("NoRedirectRules: the named application reads the source; others follow the redirect") {
