@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 VENV_CACHE = Path(
     os.environ.get(
@@ -28,6 +28,15 @@ VENV_CACHE = Path(
 )
 
 _READY = "ready"
+
+#: The pyspark and delta-spark of each Spark line's venv (tests/test_spark_lines.py checks these
+#: are the supported lines).
+LINE_REQUIREMENTS: Dict[str, List[str]] = {
+    "3.5": ["pyspark==3.5.6", "delta-spark==3.3.2"],
+    "4.0": ["pyspark==4.0.1", "delta-spark==4.4.0"],
+    "4.1": ["pyspark==4.1.3", "delta-spark==4.4.0"],
+    "4.2": ["pyspark==4.2.0", "delta-spark==4.4.0"],
+}
 
 
 def client_venv(

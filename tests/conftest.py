@@ -22,6 +22,8 @@ import pytest
 # Let helper-module asserts show their operands like test asserts do.
 pytest.register_assert_rewrite("deltalog")
 
+import pyspark  # noqa: E402
+from pyspark.errors import PySparkException  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
 from delta_lifecycle import configure_spark  # noqa: E402
@@ -38,6 +40,20 @@ TESTDATA = Path(
 #: a size that fits its time budget; ``DELTA_LIFECYCLE_FULL_MATRIX=1`` (``make reliability``)
 #: runs all of it.
 FULL_MATRIX = os.environ.get("DELTA_LIFECYCLE_FULL_MATRIX") == "1"
+
+#: The tests run on Spark 3.5 (delta-spark 3.3; tests/pytest_on_line.py). Where lines differ,
+#: tests assert each line's own behaviour (docs/spark-lines.md, "Known differences between
+#: lines").
+ON_SPARK_35 = pyspark.__version__.startswith("3.5.")
+
+
+def pyspark_error(message: str, condition: str) -> PySparkException:
+    """A PySparkException with ``condition``, as the session's pyspark spells the argument
+    (``errorClass`` from pyspark 4, ``error_class`` in 3.5)."""
+    if ON_SPARK_35:
+        return PySparkException(message=message, error_class=condition)  # type: ignore[call-arg]
+    return PySparkException(message=message, errorClass=condition)
+
 
 #: Settings that keep local Spark small and quiet; shared with the subprocess sessions.
 SESSION_CONF: Dict[str, str] = {

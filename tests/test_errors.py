@@ -11,6 +11,7 @@ import pytest
 from pyspark.errors import AnalysisException, ParseException, PySparkException
 from pyspark.sql import SparkSession
 
+from conftest import pyspark_error
 from delta_lifecycle import LifecycleTable, errors
 from delta_lifecycle.config import jar_path
 from delta_lifecycle.errors import (
@@ -120,13 +121,13 @@ def test_other_statements_still_work(spark: SparkSession, tmp_path: Path) -> Non
 def test_conversion_of_conditions_without_a_session() -> None:
     """Conditions the package does not know yet still become a DeltaLifecycleError, and
     other conditions are left alone."""
-    newer = PySparkException(message="from a newer jar", errorClass="DELTA_LIFECYCLE_SOMETHING_NEW")
+    newer = pyspark_error("from a newer jar", "DELTA_LIFECYCLE_SOMETHING_NEW")
     converted = convert_exception(newer)
     assert type(converted) is DeltaLifecycleError
     assert converted.condition == "DELTA_LIFECYCLE_SOMETHING_NEW"
     assert converted.message == "from a newer jar"
 
-    spark_own = PySparkException(message="not ours", errorClass="TABLE_OR_VIEW_NOT_FOUND")
+    spark_own = pyspark_error("not ours", "TABLE_OR_VIEW_NOT_FOUND")
     assert convert_exception(spark_own) is None
     assert convert_exception(ValueError("plain")) is None
     with pytest.raises(PySparkException) as caught:

@@ -22,7 +22,7 @@ from deltalake import DeltaTable
 from pyspark.errors import PySparkException
 from pyspark.sql import Row, SparkSession
 
-from conftest import age_log, copy_testdata, run_stock_script
+from conftest import age_log, copy_testdata, pyspark_error, run_stock_script
 from deltalog import local_path
 from delta_lifecycle import CleanupResult, CompactionResult, LifecycleTable, errors
 from delta_lifecycle.errors import (
@@ -531,7 +531,7 @@ def test_not_a_delta_table(spark: SparkSession, tmp_path: Path) -> None:
 def test_new_conditions_are_typed(cls: Type[DeltaLifecycleError], condition: str) -> None:
     assert cls.CONDITION == condition
     assert cls.__name__ in errors.__all__
-    converted = convert_exception(PySparkException(message="why", errorClass=condition))
+    converted = convert_exception(pyspark_error("why", condition))
     assert type(converted) is cls
     assert converted.condition == condition and converted.message == "why"
 

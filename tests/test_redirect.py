@@ -18,7 +18,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from pyspark.sql import SparkSession
 
-from conftest import delta_rs_ids, ids, run_stock_script
+from conftest import ON_SPARK_35, delta_rs_ids, ids, run_stock_script
 from delta_lifecycle import LifecycleTable, RedirectStatus
 from delta_lifecycle.errors import (
     InvalidRedirectError,
@@ -107,7 +107,13 @@ def test_reads_and_writes_by_path_follow_the_redirect(
     spark: SparkSession, tables: Dict[str, Any]
 ) -> None:
     expected = list(range(0, 10)) + [100, 101]
-    assert ids(spark, tables["rw"]) == expected
+    if ON_SPARK_35:
+        # delta-spark 3.3 opens a reader-writer redirected source by path itself, and refuses it
+        # before any rule can route the read (docs/spark-lines.md).
+        with pytest.raises(Exception, match="DELTA_UNSUPPORTED_FEATURES_FOR_READ"):
+            ids(spark, tables["rw"])
+    else:
+        assert ids(spark, tables["rw"]) == expected
     assert ids(spark, tables["rw_dest"]) == expected
     rows = spark.sql(f"SELECT id FROM delta.`{tables['rw']}`").collect()
     assert sorted(int(r[0]) for r in rows) == expected

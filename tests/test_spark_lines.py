@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 from deltalake import DeltaTable
 
-from client_venvs import client_venv, run_python
+from client_venvs import LINE_REQUIREMENTS, client_venv, run_python
 from conftest import SESSION_CONF, readme_droppable
 from delta_lifecycle.lines import SUPPORTED_LINES
 
@@ -25,12 +25,6 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = Path(__file__).resolve().parent / "spark_line_smoke.py"
 
 #: The pip requirements of each line's venv: the versions versions.properties builds against.
-LINE_REQUIREMENTS: Dict[str, List[str]] = {
-    "3.5": ["pyspark==3.5.6", "delta-spark==3.3.2"],
-    "4.0": ["pyspark==4.0.1", "delta-spark==4.4.0"],
-    "4.1": ["pyspark==4.1.3", "delta-spark==4.4.0"],
-    "4.2": ["pyspark==4.2.0", "delta-spark==4.4.0"],
-}
 
 LINES = os.environ.get("DELTA_LIFECYCLE_SMOKE_LINES", "").split()
 
