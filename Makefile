@@ -7,7 +7,7 @@
 #   make jars       jar-all-lines, then bundle every line's jar into python/ (for the wheel)
 #   make wheel      jars, then build the wheel (every line's jar inside) into dist/
 #   make smoke-lines  jars, then the smoke suite on every other line (own venv per line)
-#   make test-all-lines  the full Scala suites on every line, then the smoke suites
+#   make test-all-lines  the full Scala and Python suites on every line, and the smoke suites
 #   make venv       create .venv (if absent) and install the package with its test extras
 #   make install    jar + venv
 #   make typecheck  mypy --strict on python/delta_lifecycle
@@ -97,11 +97,26 @@ smoke-lines: venv
 	DELTA_LIFECYCLE_SMOKE_LINES='$(SMOKE_LINES)' $(VENV)/bin/pytest -q -rA --durations=0 \
 	  tests/test_spark_lines.py
 
-# The full Scala suites on every line, then the smoke suites (docs/spark-lines.md says what
-# fails where).
+# The Python modules that describe the primary environment (its pins, its published M2 artifact,
+# its Connect client, mypy) or run other clients' venvs of their own; every other module runs on
+# every line.
+PRIMARY_ONLY_MODULES := test_versions test_spark_submit test_connect test_typecheck \
+	test_compatibility_clients test_spark_lines
+LINE_PYTEST_MODULES ?= $(filter-out $(PRIMARY_ONLY_MODULES:%=tests/%.py),$(wildcard tests/test_*.py))
+
+# The full Scala suites on every line, the smoke suites, then the Python suites on every line but
+# the primary one, each in its line's venv (tests/pytest_on_line.py), and there every feature the
+# line drops, dropped and read by stock delta-spark and delta-rs (the full matrix of
+# tests/test_drop_every_feature.py).
+# Differences between lines are asserted where they occur (docs/spark-lines.md).
 test-all-lines: jars venv
 	set -e; for line in $(JAR_LINES); do DELTA_LIFECYCLE_SPARK_LINE=$$line $(SBT) lifecycle/test; done
 	DELTA_LIFECYCLE_SMOKE_LINES='$(SMOKE_LINES)' $(VENV)/bin/pytest -q tests/test_spark_lines.py
+	set -e; for line in $(SMOKE_LINES); do \
+	  $(VENV_PY) tests/pytest_on_line.py $$line -q -p no:cacheprovider \
+	    -n $(PYTEST_WORKERS) --dist loadfile $(LINE_PYTEST_MODULES); \
+	  DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV_PY) tests/pytest_on_line.py $$line -q \
+	    -p no:cacheprovider tests/test_drop_every_feature.py; done
 
 # An editable install reads the jars from python/delta_lifecycle/maven/, so a later
 # `make jar` is picked up without reinstalling.

@@ -23,6 +23,17 @@ def read(name: str) -> List[Dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def draw_cold_snapshots(axis: Any, median: Dict[str, Dict[int, float]], fontsize: int) -> None:
+    """The left panel of both plots: each variant's median cold snapshot per K."""
+    for variant, by_k in sorted(median.items()):
+        ks = sorted(by_k)
+        axis.plot(ks, [by_k[k] for k in ks], marker="o", label=variant)
+    axis.set_xlabel("commits after the checkpoint (K)")
+    axis.set_ylabel("cold snapshot, median seconds")
+    axis.set_title("Cold snapshot: fresh log, then a count of the files")
+    axis.legend(fontsize=fontsize)
+
+
 def draw_bytes_and_latency(
     middle: Any, right: Any, every10: Dict[str, str], policy: Dict[str, str],
     latency: Dict[str, List[float]], policy_label: str, latency_title: str,
@@ -83,13 +94,7 @@ def main() -> int:
             print(f"{bench}: {ratio}: {value:.3f}" + ("" if goal is None else f" (goal <= {goal})"))
 
     fig, (left, middle, right) = plt.subplots(1, 3, figsize=(18, 5))
-    for variant, by_k in sorted(median.items()):
-        ks = sorted(by_k)
-        left.plot(ks, [by_k[k] for k in ks], marker="o", label=variant)
-    left.set_xlabel("commits after the checkpoint (K)")
-    left.set_ylabel("cold snapshot, median seconds")
-    left.set_title("Cold snapshot: fresh log, then a count of the files")
-    left.legend(fontsize=8)
+    draw_cold_snapshots(left, median, fontsize=8)
 
     draw_bytes_and_latency(middle, right, every10, policy, latency,
                            "compaction every 10,\ncheckpoint every 100",

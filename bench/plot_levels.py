@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot_compaction import draw_bytes_and_latency  # noqa: E402
+from plot_compaction import draw_bytes_and_latency, draw_cold_snapshots  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 REFERENCE = "delta-spark, interval 10 (checkpoint + 9 commits)"
@@ -85,15 +85,9 @@ def main() -> int:
             print(f"{bench}: {ratio}: {value:.3f}" + ("" if goal is None else f" (goal <= {goal}){verdict}"))
 
     fig, (left, middle, right) = plt.subplots(1, 3, figsize=(18, 5))
-    for variant, by_k in sorted(median.items()):
-        ks = sorted(by_k)
-        left.plot(ks, [by_k[k] for k in ks], marker="o", label=variant)
+    draw_cold_snapshots(left, median, fontsize=7)
     left.axhline(reference, color="gray", linestyle="--", linewidth=0.8)
     left.set_xscale("log")
-    left.set_xlabel("commits after the checkpoint (K)")
-    left.set_ylabel("cold snapshot, median seconds")
-    left.set_title("Cold snapshot: fresh log, then a count of the files")
-    left.legend(fontsize=7)
 
     draw_bytes_and_latency(middle, right, every10, policy, latency,
                            "levels 10/100,\ncheckpoint every 1000",

@@ -47,11 +47,22 @@ FULL_MATRIX = os.environ.get("DELTA_LIFECYCLE_FULL_MATRIX") == "1"
 ON_SPARK_35 = pyspark.__version__.startswith("3.5.")
 
 
+def condition_of(error: PySparkException) -> Optional[str]:
+    """The error's condition, as the session's pyspark names the getter (``getCondition`` from
+    pyspark 4, ``getErrorClass`` in 3.5)."""
+    if hasattr(error, "getCondition"):
+        return error.getCondition()
+    return error.getErrorClass()  # type: ignore[no-any-return]
+
+
 def pyspark_error(message: str, condition: str) -> PySparkException:
     """A PySparkException with ``condition``, as the session's pyspark spells the argument
     (``errorClass`` from pyspark 4, ``error_class`` in 3.5)."""
     if ON_SPARK_35:
-        return PySparkException(message=message, error_class=condition)  # type: ignore[call-arg]
+        # pyspark 3.5 takes a message or a condition, not both, as errors from the JVM carry.
+        error = PySparkException(message=message)
+        error.error_class = condition  # type: ignore[attr-defined]
+        return error
     return PySparkException(message=message, errorClass=condition)
 
 
@@ -303,6 +314,15 @@ def ids(spark: SparkSession, path: Path, version: Optional[int] = None) -> List[
     if version is not None:
         reader = reader.option("versionAsOf", version)
     return sorted(int(r[0]) for r in reader.load(str(path)).select("id").collect())
+
+
+def redirected_ids(spark: SparkSession, path: Path) -> List[int]:
+    """The rows of a table that may be redirected, read through the extension: by DataFrame
+    ``load`` where the line routes it, by SQL on the path on Spark 3.5, whose delta-spark opens a
+    reader-writer redirected source by path itself and refuses it (docs/spark-lines.md)."""
+    if not ON_SPARK_35:
+        return ids(spark, path)
+    return sorted(int(r[0]) for r in spark.sql(f"SELECT id FROM delta.`{path}`").collect())
 
 
 def delta_rs_ids(path: Path, version: Optional[int] = None) -> List[int]:

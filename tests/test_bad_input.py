@@ -27,7 +27,7 @@ from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import FULL_MATRIX, TESTDATA, ids, latest_version, lifecycle_session
+from conftest import FULL_MATRIX, TESTDATA, condition_of, ids, latest_version, lifecycle_session
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import DeltaLifecycleError, translate_errors
@@ -63,13 +63,17 @@ def is_typed(error: BaseException) -> bool:
         return True
     condition = None
     if isinstance(error, PySparkException):
-        condition = error.getCondition()
+        condition = condition_of(error)
     elif isinstance(error, Py4JJavaError):
         # delta-spark's own errors (DeltaThrowable) that PySpark does not convert.
-        try:
-            condition = error.java_exception.getCondition()
-        except Exception:
-            condition = None
+        # The JVM's SparkThrowable names the getter getErrorClass before Spark 4.
+        java = error.java_exception
+        for getter in ("getCondition", "getErrorClass"):
+            try:
+                condition = getattr(java, getter)()
+                break
+            except Exception:
+                condition = None
     return condition is not None and condition != "INTERNAL_ERROR"
 
 

@@ -22,6 +22,7 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
+from conftest import condition_of
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import CoordinatedTableError
 from delta_lifecycle.tables import quote_path
@@ -137,7 +138,7 @@ def assert_refused(spark: SparkSession, statement: str, owner: Owner,
     with pytest.raises(AnalysisException) as caught:
         spark.sql(statement).collect()
     error = caught.value
-    assert error.getCondition() == CONDITION, statement
+    assert condition_of(error) == CONDITION, statement
     assert error.getSqlState() == "0AKDC"
     assert error.getMessageParameters()["name"] == owner.name, statement
     assert f"'{owner.name}'" in str(error)

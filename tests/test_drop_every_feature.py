@@ -25,6 +25,7 @@ from pyspark.sql import SparkSession
 from conftest import (
     FULL_MATRIX,
     age_log,
+    condition_of,
     delta_rs_ids,
     ids,
     latest_version,
@@ -75,7 +76,7 @@ class Outcome:
 
 
 def condition(error: PySparkException) -> str:
-    return str(error.getCondition() if hasattr(error, "getCondition") else error.getErrorClass())
+    return str(condition_of(error))
 
 
 def drop_one(spark: SparkSession, base: Path, feature: str, full: bool = FULL_MATRIX) -> Outcome:

@@ -11,7 +11,7 @@ import pytest
 from pyspark.errors import AnalysisException, ParseException, PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import pyspark_error
+from conftest import condition_of, pyspark_error
 from delta_lifecycle import LifecycleTable, errors
 from delta_lifecycle.config import jar_path
 from delta_lifecycle.errors import (
@@ -32,7 +32,7 @@ def assert_typed(error: DeltaLifecycleError, condition: str) -> None:
     assert str(error).startswith(f"[{condition}] ")
     cause = error.__cause__
     assert isinstance(cause, AnalysisException)
-    assert cause.getCondition() == condition
+    assert condition_of(cause) == condition
 
 
 def test_parquet_directory_is_not_a_delta_table(spark: SparkSession, tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_parquet_directory_is_not_a_delta_table(spark: SparkSession, tmp_path: P
 
     with pytest.raises(AnalysisException) as raw:
         spark.sql(f"DESCRIBE PROTOCOL HISTORY {quote_path(str(path))}").collect()
-    assert raw.value.getCondition() == "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"
+    assert condition_of(raw.value) == "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"
     # Spark's class for an undefined table, from the jar's error-conditions resource.
     assert raw.value.getSqlState() == "42P01"
     assert raw.value.getMessageParameters()["path"].endswith(str(path))

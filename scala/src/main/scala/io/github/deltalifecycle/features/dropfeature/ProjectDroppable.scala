@@ -76,26 +76,32 @@ object ProjectDroppable {
   }
 
   /**
+   * A writer feature's removal: no barrier (delta-spark 4.4 decides the same for rowTracking and
+   * domainMetadata: what past versions hold of them is not worth one), so no history check either,
+   * as TRUNCATE HISTORY applies only to features with history protection.
+   */
+  sealed trait WriterFeatureRemoval extends DroppableFeature {
+    final def requiresHistoryProtection: Boolean = false
+
+    final def historyContainsFeature(
+        spark: SparkSession,
+        table: DeltaTableV2,
+        snapshot: Snapshot
+    ): Boolean = false
+  }
+
+  /**
    * rowTracking: a writer feature whose traces are the property, the row IDs and commit versions on
    * files, the materialized column names and the high-water mark. The preparation turns it off and
    * takes the row IDs off the files; the downgrade commit drops the names and the mark, as
    * delta-spark 4.4 does, because writers use them while the feature is in the protocol.
    */
-  object RowTracking extends DroppableFeature {
+  object RowTracking extends WriterFeatureRemoval {
     def feature: TableFeature = RowTrackingFeature
-
-    // delta-spark 4.4 decides the same: row IDs of past versions are not worth a barrier.
-    def requiresHistoryProtection: Boolean = false
 
     def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
       !DeltaConfigs.ROW_TRACKING_ENABLED.fromMetaData(snapshot.metadata) &&
         FeaturePreparation.filesWithRowIds(snapshot).isEmpty
-
-    def historyContainsFeature(
-        spark: SparkSession,
-        table: DeltaTableV2,
-        snapshot: Snapshot
-    ): Boolean = false // never asked: TRUNCATE HISTORY applies only with history protection
 
     def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
       FeaturePreparation.rowIdRemoval(this, table, spark)
@@ -118,19 +124,11 @@ object ProjectDroppable {
    * domainMetadata: a writer feature, droppable once no feature that needs it is left (the drop
    * checks dependents first), so any domain still in the table is a leftover to remove.
    */
-  object DomainMetadata extends DroppableFeature {
+  object DomainMetadata extends WriterFeatureRemoval {
     def feature: TableFeature = DomainMetadataTableFeature
-
-    def requiresHistoryProtection: Boolean = false
 
     def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
       snapshot.domainMetadata.isEmpty
-
-    def historyContainsFeature(
-        spark: SparkSession,
-        table: DeltaTableV2,
-        snapshot: Snapshot
-    ): Boolean = false // never asked: TRUNCATE HISTORY applies only with history protection
 
     def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
       FeaturePreparation.domainRemoval(this, table)

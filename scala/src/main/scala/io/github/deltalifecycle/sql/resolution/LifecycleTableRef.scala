@@ -7,7 +7,11 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
-import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException}
+import org.apache.spark.sql.catalyst.analysis.{
+  NoSuchDatabaseException,
+  NoSuchNamespaceException,
+  NoSuchTableException
+}
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -37,6 +41,13 @@ object LifecycleTableRef {
   private def looksLikePath(s: String): Boolean = s.contains("/") || s.contains(":") ||
     s.contains("\\")
 
+  // Spark 3.5's session catalog throws NoSuchDatabaseException for a missing database, which
+  // only Spark 4 makes a NoSuchNamespaceException.
+  private def notFound(displayName: String): PartialFunction[Throwable, Nothing] = {
+    case _: NoSuchTableException | _: NoSuchNamespaceException | _: NoSuchDatabaseException =>
+      throw LifecycleErrors.tableNotFound(displayName)
+  }
+
   private def resolveInCatalog(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = {
     val displayName = TableName.sql(nameParts)
     val (catalogName, rest) =
@@ -52,10 +63,7 @@ object LifecycleTableRef {
       }
       val table =
         try SparkInternals.sessionCatalog(spark).getTableMetadata(ident)
-        catch {
-          case _: NoSuchTableException | _: NoSuchNamespaceException =>
-            throw LifecycleErrors.tableNotFound(displayName)
-        }
+        catch notFound(displayName)
       val provider = table.provider.getOrElse("")
       if (!provider.equalsIgnoreCase("delta"))
         throw LifecycleErrors.notDeltaProvider(displayName, provider)
@@ -69,10 +77,7 @@ object LifecycleTableRef {
         if (rest.size > 1) rest.init.toArray else SparkInternals.currentNamespace(spark)
       val table =
         try catalog.loadTable(Identifier.of(namespace, rest.last))
-        catch {
-          case _: NoSuchTableException | _: NoSuchNamespaceException =>
-            throw LifecycleErrors.tableNotFound(displayName)
-        }
+        catch notFound(displayName)
       val props = table.properties().asScala
       val provider = props.getOrElse(TableCatalog.PROP_PROVIDER, "")
       if (!provider.equalsIgnoreCase("delta"))
