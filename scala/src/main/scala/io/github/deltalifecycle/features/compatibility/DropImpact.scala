@@ -22,14 +22,9 @@ object DropImpact {
     TableFeature.featureNameToFeature(feature).filter(
       protocol.implicitlyAndExplicitlySupportedFeatures.contains
     ).map { f =>
-      val truncated = DroppableFeatures.protocolWithout(protocol, f)
+      val truncated = DroppableFeatures.protocolAfterDrop(protocol, f, protect = false)
       // The fast drop of a reader-writer feature leaves checkpointProtection (DropFeature).
-      val fast =
-        if (f.isReaderWriterFeature) DroppableFeatures.protocolWithout(
-          protocol.denormalized.withFeature(CheckpointProtectionTableFeature),
-          f
-        )
-        else truncated
+      val fast = DroppableFeatures.protocolAfterDrop(protocol, f, protect = f.isReaderWriterFeature)
       val clients = ClientCapabilities.all
       def verdicts(p: Protocol) = clients.map(Compatibility.evaluate(p, _))
       val (before, afterFast, afterTruncate) =

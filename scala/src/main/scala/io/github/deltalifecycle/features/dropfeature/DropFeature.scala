@@ -458,11 +458,8 @@ final class DropFeature(
         !DroppableFeatures.isCheckpointProtection(feature) &&
         !feature.validateRemoval(table, snapshot)
       ) throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
-      val protocol = DroppableFeatures.protocolWithout(
-        if (protect) snapshot.protocol.denormalized.withFeature(CheckpointProtectionTableFeature)
-        else snapshot.protocol,
-        feature.feature
-      )
+      val protocol =
+        DroppableFeatures.protocolAfterDrop(snapshot.protocol, feature.feature, protect)
       LogCommitter.PlannedCommit(
         snapshot.version,
         version => {

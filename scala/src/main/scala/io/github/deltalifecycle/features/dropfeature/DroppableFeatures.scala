@@ -125,6 +125,17 @@ object DroppableFeatures {
     ).normalized
   }
 
+  /**
+   * The protocol a drop of `feature` commits: without it, and, for a drop under checkpoint
+   * protection (`protect`), with checkpointProtection added.
+   */
+  def protocolAfterDrop(protocol: Protocol, feature: TableFeature, protect: Boolean): Protocol =
+    protocolWithout(
+      if (protect) protocol.denormalized.withFeature(CheckpointProtectionTableFeature)
+      else protocol,
+      feature
+    )
+
   /** A reader-writer feature whose traces readers would replay: the drop needs a barrier. */
   def needsBarrier(feature: DroppableFeature): Boolean = feature.requiresHistoryProtection
 

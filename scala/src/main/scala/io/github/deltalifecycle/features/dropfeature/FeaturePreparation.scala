@@ -209,7 +209,7 @@ object FeaturePreparation {
       if (enabled(table.update()))
         AlterTableSetPropertiesDeltaCommand(table, Map(property -> "false")).run(spark)
       val snapshot = table.update()
-      val log = TableLog.forPath(table.deltaLog.newDeltaHadoopConf(), table.deltaLog.dataPath)
+      val log = logOf(table)
       filesWithRowIds(snapshot).toLocalIterator().asScala.grouped(RowIdBatch)
         .foldLeft(snapshot.version) { (readVersion, batch) =>
           val readds = batch.map(
@@ -243,12 +243,16 @@ object FeaturePreparation {
     def run(): Unit = {
       val snapshot = table.update()
       if (feature.validateRemoval(table, snapshot)) return
-      val log = TableLog.forPath(table.deltaLog.newDeltaHadoopConf(), table.deltaLog.dataPath)
+      val log = logOf(table)
       LogCommitter.commitRebasing(log, snapshot.version, PreparationOperation, parameters(feature))(
         _ => snapshot.domainMetadata.map(_.copy(removed = true))
       )
     }
   }
+
+  /** The table's log, for the preparation commits this project writes itself. */
+  private def logOf(table: DeltaTableV2): TableLog =
+    TableLog.forPath(table.deltaLog.newDeltaHadoopConf(), table.deltaLog.dataPath)
 
   /** The operation this project's preparation commits record, as delta-spark's drop does. */
   private val PreparationOperation = "DROP FEATURE"
