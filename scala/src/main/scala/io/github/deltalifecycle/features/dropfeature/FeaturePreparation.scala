@@ -11,6 +11,7 @@ import org.apache.spark.sql.delta.{
   DeletionVectorsTableFeature,
   DeltaConfigs,
   DeltaOperations,
+  RowTrackingFeature,
   Snapshot,
   TypeWideningPreviewTableFeature,
   TypeWideningTableFeature
@@ -25,6 +26,7 @@ import org.apache.spark.sql.delta.commands.{
   OptimizeTableCommand
 }
 import org.apache.spark.sql.delta.deltalifecycle.DeltaInternals
+import org.apache.spark.sql.delta.sources.DeltaSQLConf
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.functions.col
 
@@ -64,6 +66,7 @@ object FeaturePreparation {
       case DeletionVectorsTableFeature => new DeletionVectorPurge(feature, table, spark)
       case TypeWideningTableFeature | TypeWideningPreviewTableFeature =>
         new TypeChangeRemoval(feature, table, spark)
+      case RowTrackingFeature => new DeltaSparkRowIdRemoval(feature, table, spark)
       case _ => new DeltaSparkPreparation(feature, table, spark)
     }
 
@@ -104,6 +107,28 @@ object FeaturePreparation {
           "(its pre-downgrade command decides what it rewrites)",
         1
       ))
+
+    def run(): Unit = DeltaShim.removeFeatureTraces(feature.declared, table, spark)
+  }
+
+  /**
+   * delta-spark's own row-tracking preparation (delta-spark 4.4): one commit that turns row
+   * tracking off and suspends row ID generation, then its un-backfill, which takes the row IDs off
+   * the files in commits of at most [[rowIdBatch]] files. It runs as delta-spark's command, since
+   * suspension also stops concurrent writers from assigning new row IDs; the plan counts its
+   * commits.
+   */
+  private final class DeltaSparkRowIdRemoval(
+      feature: DeclaredRemovable,
+      table: DeltaTableV2,
+      spark: SparkSession
+  ) extends FeaturePreparation {
+    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
+      if (feature.validateRemoval(table, snapshot)) Nil
+      else DropStep(
+        s"set ${DeltaConfigs.ROW_TRACKING_ENABLED.key} = false and suspend row ID generation",
+        1
+      ) +: rowIdTakeOff(snapshot, spark).toSeq
 
     def run(): Unit = DeltaShim.removeFeatureTraces(feature.declared, table, spark)
   }
@@ -178,7 +203,7 @@ object FeaturePreparation {
 
   /**
    * Turn row tracking off, then take the row IDs and row commit versions off every file that has
-   * them, in commits of at most [[RowIdBatch]] files. delta-spark's transactions would give those
+   * them, in commits of at most [[rowIdBatch]] files. delta-spark's transactions would give those
    * files fresh row IDs again (they assign them wherever the protocol has the feature), so the
    * files are re-added through this project's committer. A concurrent writer's new files still get
    * row IDs until the downgrade; its check of the latest version finds them, and a re-run removes
@@ -196,21 +221,15 @@ object FeaturePreparation {
 
     def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
       if (feature.validateRemoval(table, snapshot)) Nil
-      else {
-        val withRowIds = filesWithRowIds(snapshot).count()
-        Option.when(enabled(snapshot))(DropStep(s"set $property = false", 1)).toSeq ++
-          Option.when(withRowIds > 0)(DropStep(
-            s"take the row IDs off $withRowIds files (their data is not rewritten)",
-            ((withRowIds + RowIdBatch - 1) / RowIdBatch).toInt
-          ))
-      }
+      else Option.when(enabled(snapshot))(DropStep(s"set $property = false", 1)).toSeq ++
+        rowIdTakeOff(snapshot, spark)
 
     def run(): Unit = {
       if (enabled(table.update()))
         AlterTableSetPropertiesDeltaCommand(table, Map(property -> "false")).run(spark)
       val snapshot = table.update()
       val log = logOf(table)
-      filesWithRowIds(snapshot).toLocalIterator().asScala.grouped(RowIdBatch)
+      filesWithRowIds(snapshot).toLocalIterator().asScala.grouped(rowIdBatch(spark))
         .foldLeft(snapshot.version) { (readVersion, batch) =>
           val readds = batch.map(
             _.copy(baseRowId = None, defaultRowCommitVersion = None, dataChange = false)
@@ -222,8 +241,23 @@ object FeaturePreparation {
     }
   }
 
-  /** The most files one commit of [[RowIdRemoval]] re-adds: bounds its size and driver memory. */
-  val RowIdBatch: Int = 20000
+  /**
+   * The most files one commit that takes row IDs off re-adds: delta-spark's backfill batch size
+   * (`backfill.maxNumFiles`), which its un-backfill uses too. It bounds the commit's size and the
+   * driver's memory.
+   */
+  def rowIdBatch(spark: SparkSession): Int =
+    spark.sessionState.conf.getConf(DeltaSQLConf.DELTA_BACKFILL_MAX_NUM_FILES_PER_COMMIT)
+
+  /** The commits that take the row IDs off the files of `snapshot` that have them. */
+  private def rowIdTakeOff(snapshot: Snapshot, spark: SparkSession): Option[DropStep] = {
+    val withRowIds = filesWithRowIds(snapshot).count()
+    val batch = rowIdBatch(spark)
+    Option.when(withRowIds > 0)(DropStep(
+      s"take the row IDs off $withRowIds files (their data is not rewritten)",
+      ((withRowIds + batch - 1) / batch).toInt
+    ))
+  }
 
   /**
    * Remove every domain metadata left in the table. The drop has checked that no feature needing
