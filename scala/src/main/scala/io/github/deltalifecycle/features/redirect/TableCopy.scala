@@ -4,7 +4,6 @@ import scala.util.Try
 
 import io.github.deltalifecycle.core.{FaultInjection, LifecycleErrors, LogListing, Progress}
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
-import org.apache.hadoop.io.IOUtils
 import org.apache.spark.{Partitioner, SparkContext}
 import org.apache.spark.sql.{Dataset, Encoders, SparkSession}
 import org.apache.spark.sql.deltalifecycle.{BroadcastHadoopConf, SparkInternals}
@@ -252,8 +251,6 @@ object TableCopy {
     override def getPartition(key: Any): Int = key.asInstanceOf[Int]
   }
 
-  private val BufferSize = 1 << 20
-
   /** Runs on an executor: copies and verifies one task's files. */
   private def copyTask(
       conf: BroadcastHadoopConf,
@@ -318,20 +315,10 @@ object TableCopy {
       toFs: FileSystem,
       to: Path,
       required: Boolean
-  ): Either[String, Boolean] = {
-    val in =
-      try fromFs.open(from)
-      catch {
-        case _: java.io.FileNotFoundException =>
-          return if (required) Left(s"$from is missing at the source") else Right(false)
-      }
-    try {
-      val o = toFs.create(to, true)
-      IOUtils.copyBytes(in, o, BufferSize, false)
-      o.close()
-    } finally in.close()
-    Right(true)
-  }
+  ): Either[String, Boolean] =
+    if (FileCopy.copy(fromFs, from, toFs, to)) Right(true)
+    else if (required) Left(s"$from is missing at the source")
+    else Right(false)
 
   /**
    * A log file is never overwritten: a reader of the destination may already trust it. It is copied
