@@ -23,6 +23,15 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
   private def snapshot(path: String): LogSnapshot =
     TableLog.forPath(spark.sessionState.newHadoopConf(), path).latestSnapshot()
   private def features(s: LogSnapshot): Set[String] = s.protocol.readerAndWriterFeatureNames
+
+  /** delta-spark's backfill batch size, which row-ID removal uses too, set for `body` only. */
+  private def withBackfillBatch[T](files: Int)(body: => T): T = {
+    val key = "spark.databricks.delta.backfill.maxNumFiles"
+    spark.conf.set(key, files.toString)
+    try body
+    finally spark.conf.unset(key)
+  }
+
   private def longs(row: Row, field: String): Seq[Long] =
     row.getAs[scala.collection.Seq[Long]](field).toSeq
 
@@ -323,11 +332,10 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     // 4.x lines, this project's removal on 3.5; both batch by delta-spark's backfill size).
     val withRowIds = snapshot(path).activeFiles.size
     assert(withRowIds >= 3)
-    val batchKey = "spark.databricks.delta.backfill.maxNumFiles"
-    spark.conf.set(batchKey, "2")
-    val (plan, done) =
-      try (drop(path, "rowTracking DRY RUN"), drop(path, "rowTracking"))
-      finally spark.conf.unset(batchKey)
+    val (plan, done) = withBackfillBatch(2) {
+      val plan = drop(path, "rowTracking DRY RUN")
+      (plan, drop(path, "rowTracking"))
+    }
     assert(done.getAs[String]("feature") === "rowTracking")
     assert(longs(plan, "commitVersions") === longs(done, "commitVersions"))
     val batches = (withRowIds + 1) / 2
