@@ -1,13 +1,15 @@
 package io.github.deltalifecycle.sql
 
+import scala.collection.mutable
 import scala.jdk.CollectionConverters._
+import scala.util.DynamicVariable
 
 import io.github.deltalifecycle.features.redirect.{Access, Route}
 import io.github.deltalifecycle.core.TableName
 import io.github.deltalifecycle.sql.routing.SessionRouting
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableWritePrivilege}
+import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableChange, TableWritePrivilege}
 import org.apache.spark.sql.delta.catalog.{DeltaCatalog, DeltaTableV2}
 import org.apache.spark.sql.delta.sources.DeltaDataSource
 
@@ -21,7 +23,7 @@ import org.apache.spark.sql.delta.sources.DeltaDataSource
 class LifecycleCatalog extends DeltaCatalog {
 
   override def loadTable(ident: Identifier): Table =
-    routed(super.loadTable(ident), Access.Read)
+    routed(ident, super.loadTable(ident), Access.Read)
 
   /* delta-spark's catalog does not distinguish writes; Spark passes the privileges of a write
    * target here. */
@@ -29,7 +31,22 @@ class LifecycleCatalog extends DeltaCatalog {
       ident: Identifier,
       writePrivileges: java.util.Set[TableWritePrivilege]
   ): Table =
-    routed(super.loadTable(ident), Access.Write(writePrivileges.asScala.map(_.toString).toSet))
+    routed(
+      ident,
+      super.loadTable(ident),
+      Access.Write(writePrivileges.asScala.map(_.toString).toSet)
+    )
+
+  /**
+   * delta-spark's alterTable loads the table it changes through [[loadTable]] before the change,
+   * and again after it to return it. Within one alterTable a table is routed once: routing it again
+   * would load another snapshot of its latest version (a listing of its log) for the same answer.
+   * The table itself is opened afresh each time, so the one returned sees the change.
+   */
+  override def alterTable(ident: Identifier, changes: TableChange*): Table =
+    LifecycleCatalog.routesOfAlteration.withValue(Some(mutable.Map.empty)) {
+      super.alterTable(ident, changes: _*)
+    }
 
   override def loadTable(ident: Identifier, version: String): Table =
     timeTravel(
@@ -57,19 +74,26 @@ class LifecycleCatalog extends DeltaCatalog {
       case _ => unrouted
     }
 
-  private def routed(table: Table, access: Access): Table = table match {
+  private def routed(ident: Identifier, table: Table, access: Access): Table = table match {
     case d: DeltaTableV2 =>
-      val spark = SparkSession.active
-      val path = d.catalogTable.map(t => new Path(t.location)).getOrElse(d.path)
-      // Not d.name(): for a path table it opens the Delta log, which delta-spark may refuse.
-      val name = d.catalogTable.map(t => TableName.sql(t.identifier.nameParts))
-        .getOrElse(s"delta.`$path`")
-      SessionRouting.route(spark, d, path, access, name) match {
+      val route = LifecycleCatalog.routesOfAlteration.value match {
+        case Some(routes) => routes.getOrElseUpdate((ident, access), routeOf(d, access))
+        case None => routeOf(d, access)
+      }
+      route match {
         case Route.Direct => d
-        case Route.Destination(dest) => DeltaTableV2(spark, dest)
+        case Route.Destination(dest) => DeltaTableV2(SparkSession.active, dest)
         case Route.DestinationTable(destName, _) => super.loadTable(sessionIdentifier(destName))
       }
     case other => other
+  }
+
+  private def routeOf(d: DeltaTableV2, access: Access): Route = {
+    val path = d.catalogTable.map(t => new Path(t.location)).getOrElse(d.path)
+    // Not d.name(): for a path table it opens the Delta log, which delta-spark may refuse.
+    val name = d.catalogTable.map(t => TableName.sql(t.identifier.nameParts))
+      .getOrElse(s"delta.`$path`")
+    SessionRouting.route(SparkSession.active, d, path, access, name)
   }
 
   /** A redirect's destination table, named as SQL text, as this catalog's identifier. */
@@ -80,4 +104,11 @@ class LifecycleCatalog extends DeltaCatalog {
     }
     Identifier.of(parts.init.toArray, parts.last)
   }
+}
+
+private object LifecycleCatalog {
+
+  /** The routes decided within the alterTable running on this thread, if one is. */
+  val routesOfAlteration =
+    new DynamicVariable[Option[mutable.Map[(Identifier, Access), Route]]](None)
 }
