@@ -66,8 +66,9 @@ object FeaturePreparation {
       case DeletionVectorsTableFeature => new DeletionVectorPurge(feature, table, spark)
       case TypeWideningTableFeature | TypeWideningPreviewTableFeature =>
         new TypeChangeRemoval(feature, table, spark)
-      case RowTrackingFeature => new DeltaSparkRowIdRemoval(feature, table, spark)
-      case _ => new DeltaSparkPreparation(feature, table, spark)
+      case RowTrackingFeature =>
+        new DeltaSparkPreparation(feature, table, spark)(rowTrackingSuspension(_, spark))
+      case _ => new DeltaSparkPreparation(feature, table, spark)(_ => oneCommit(feature))
     }
 
   def deletionVectorPurge(
@@ -90,48 +91,44 @@ object FeaturePreparation {
     snapshot.allFiles.filter(col("baseRowId").isNotNull || col("defaultRowCommitVersion").isNotNull)
 
   /**
-   * delta-spark's own pre-downgrade command. What it does is delta-spark's to decide, so the plan
-   * says only whether it is due (delta-spark's check of the latest version) and counts it as one
-   * commit, which it is for every feature that needs only its properties changed; the run's result
-   * reports the versions it really wrote.
+   * delta-spark's own pre-downgrade command, run as it is. The plan says whether it is due
+   * (delta-spark's check of the latest version) and, when it is, the commits `due` expects of it on
+   * `snapshot`.
    */
   private final class DeltaSparkPreparation(
       feature: DeclaredRemovable,
       table: DeltaTableV2,
       spark: SparkSession
-  ) extends FeaturePreparation {
+  )(due: Snapshot => Seq[DropStep])
+      extends FeaturePreparation {
     def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
-      if (feature.validateRemoval(table, snapshot)) Nil
-      else Seq(DropStep(
-        s"remove the traces of ${feature.name} with delta-spark's own preparation " +
-          "(its pre-downgrade command decides what it rewrites)",
-        1
-      ))
+      if (feature.validateRemoval(table, snapshot)) Nil else due(snapshot)
 
     def run(): Unit = DeltaShim.removeFeatureTraces(feature.declared, table, spark)
   }
 
   /**
-   * delta-spark's own row-tracking preparation (delta-spark 4.4): one commit that turns row
-   * tracking off and suspends row ID generation, then its un-backfill, which takes the row IDs off
-   * the files in commits of at most [[rowIdBatch]] files. It runs as delta-spark's command, since
-   * suspension also stops concurrent writers from assigning new row IDs; the plan counts its
-   * commits.
+   * What delta-spark decides for itself counts as one commit, which it is for every feature that
+   * needs only its properties changed or one rewrite; the run's result reports the versions it
+   * really wrote.
    */
-  private final class DeltaSparkRowIdRemoval(
-      feature: DeclaredRemovable,
-      table: DeltaTableV2,
-      spark: SparkSession
-  ) extends FeaturePreparation {
-    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
-      if (feature.validateRemoval(table, snapshot)) Nil
-      else DropStep(
-        s"set ${DeltaConfigs.ROW_TRACKING_ENABLED.key} = false and suspend row ID generation",
-        1
-      ) +: rowIdTakeOff(snapshot, spark).toSeq
+  private def oneCommit(feature: DroppableFeature): Seq[DropStep] = Seq(DropStep(
+    s"remove the traces of ${feature.name} with delta-spark's own preparation " +
+      "(its pre-downgrade command decides what it rewrites)",
+    1
+  ))
 
-    def run(): Unit = DeltaShim.removeFeatureTraces(feature.declared, table, spark)
-  }
+  /**
+   * delta-spark 4.4's row-tracking preparation: one commit that turns row tracking off and suspends
+   * row ID generation, then its un-backfill, which takes the row IDs off the files in commits of at
+   * most [[rowIdBatch]] files. It stays delta-spark's command, since suspension also stops
+   * concurrent writers from assigning new row IDs.
+   */
+  private def rowTrackingSuspension(snapshot: Snapshot, spark: SparkSession): Seq[DropStep] =
+    DropStep(
+      s"set ${DeltaConfigs.ROW_TRACKING_ENABLED.key} = false and suspend row ID generation",
+      1
+    ) +: rowIdTakeOff(snapshot, spark).toSeq
 
   /**
    * Stop new deletion vectors (unset the property), rewrite the files that have them (REORG PURGE),
