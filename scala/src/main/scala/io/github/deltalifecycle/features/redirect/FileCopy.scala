@@ -10,13 +10,13 @@ import org.apache.hadoop.io.IOUtils
 /**
  * Copies one file's bytes between two Hadoop file systems, overwriting the target. Runs in tasks.
  *
- * Between two paths on Hadoop's local file system the bytes go through Java's file copy instead of
- * Hadoop's streams. Without Hadoop's native library (pyspark's distribution has none), the local
- * file system forks a `chmod` process for every file it creates and again for its `.crc` sidecar,
- * which made a copy of small files several times slower than `cp`. The source's sidecar is carried
- * across unchanged (the bytes are the same), so a reader of the target verifies the same checksums
- * a reader of the source does; the target's old sidecar goes first, so a copy cut short never
- * leaves a sidecar that does not match its file.
+ * Between two paths on Hadoop's local file system the bytes go through the kernel (a file channel's
+ * transfer) instead of Hadoop's streams. Without Hadoop's native library (pyspark's distribution
+ * has none), the local file system forks a `chmod` process for every file it creates and again for
+ * its `.crc` sidecar, which made a copy of small files several times slower than `cp`. The source's
+ * sidecar is carried across unchanged (the bytes are the same), so a reader of the target verifies
+ * the same checksums a reader of the source does; the target's old sidecar goes first, so a copy
+ * cut short never leaves a sidecar that does not match its file.
  */
 private[redirect] object FileCopy {
 
@@ -26,7 +26,7 @@ private[redirect] object FileCopy {
   def copy(fromFs: FileSystem, from: Path, toFs: FileSystem, to: Path): Boolean =
     (localFile(fromFs, from), localFile(toFs, to)) match {
       case (Some(source), Some(target)) =>
-        copyLocal(source, target, sidecar(fromFs, from), toFs, to)
+        copyLocal(source, target, sidecar(fromFs, from), sidecar(toFs, to))
       case _ => copyStreams(fromFs, from, toFs, to)
     }
 
@@ -46,10 +46,8 @@ private[redirect] object FileCopy {
       source: File,
       target: File,
       sourceSidecar: Option[File],
-      toFs: FileSystem,
-      to: Path
+      targetSidecar: Option[File]
   ): Boolean = {
-    val targetSidecar = sidecar(toFs, to)
     targetSidecar.foreach(f => Files.deleteIfExists(f.toPath))
     try {
       Files.createDirectories(target.toPath.getParent)
@@ -62,7 +60,7 @@ private[redirect] object FileCopy {
     true
   }
 
-  /** The kernel copies (sendfile on Linux); Java 17's Files.copy moves 8 KiB a system call. */
+  /** The kernel copies the bytes (sendfile on Linux); they never enter the JVM. */
   private def transfer(source: File, target: File): Unit = {
     val in = FileChannel.open(source.toPath, StandardOpenOption.READ)
     try {
