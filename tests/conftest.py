@@ -27,6 +27,7 @@ from pyspark.errors import PySparkException  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
 from delta_lifecycle import configure_spark  # noqa: E402
+from metastore import hive_metastore_conf  # noqa: E402
 from deltalake import DeltaTable  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -128,15 +129,20 @@ def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
 
 
 def lifecycle_session(
-    tmp_path_factory: pytest.TempPathFactory, start_conf: Optional[Dict[str, str]] = None
+    tmp_path_factory: pytest.TempPathFactory,
+    start_conf: Optional[Dict[str, str]] = None,
+    hive: bool = False,
 ) -> Iterator[SparkSession]:
     """A local[2] session with delta-spark and delta-lifecycle, its application started with
-    ``start_conf`` too (the administrator's settings), stopped when the generator closes."""
-    warehouse = tmp_path_factory.mktemp("warehouse")
+    ``start_conf`` too (the administrator's settings), stopped when the generator closes. With
+    ``hive``, tables by name live in Spark's own Hive metastore (tests/metastore.py)."""
+    conf = {**SESSION_CONF, "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("warehouse"))}
+    if hive:
+        conf.update(hive_metastore_conf(tmp_path_factory.mktemp("metastore")))
+    application_conf = {**(start_conf or {}), **(conf if hive else {})}
     builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-tests")
-    for key, value in {**SESSION_CONF, **(start_conf or {})}.items():
+    for key, value in {**conf, **(start_conf or {})}.items():
         builder = builder.config(key, value)
-    builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
     session = configure_spark(builder).getOrCreate()
     jvm = session.sparkContext._jvm
     try:
@@ -145,8 +151,9 @@ def lifecycle_session(
         session.stop()
         # The first session of a process starts the JVM through spark-submit, which turns its
         # settings into JVM system properties, and every later SparkContext of the process
-        # reads those: a module's administrator settings would reach the next module's session.
-        for key in start_conf or {}:
+        # reads those: a module's administrator settings (or its metastore) would reach the
+        # next module's session.
+        for key in application_conf:
             jvm.java.lang.System.clearProperty(key)
 
 
@@ -154,6 +161,12 @@ def lifecycle_session(
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     """A local[2] session with delta-spark and delta-lifecycle, for one test module."""
     yield from lifecycle_session(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def hive_spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """Like ``spark``, with tables by name in a Hive metastore of the module's own."""
+    yield from lifecycle_session(tmp_path_factory, hive=True)
 
 
 def copy_testdata(name: str, destination: Path) -> Path:
