@@ -65,6 +65,9 @@ __all__ = [
     "RedirectInvalidTransitionError",
     "RedirectCopyMismatchError",
     "RedirectNotRoutedError",
+    "StreamRedirectChangedError",
+    "StreamRedirectWaitError",
+    "StreamPositionUnmappedError",
     "AdministratorSettingError",
     "TestSwitchUnavailableError",
     "UnsupportedSparkLineError",
@@ -320,6 +323,28 @@ class RedirectNotRoutedError(DeltaLifecycleError):
 
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED"
 
+class StreamRedirectChangedError(DeltaLifecycleError):
+    """A table's redirect changed state while a streaming query was writing a batch to it; the
+    batch was not committed. Restarting the query from its checkpoint writes it exactly once,
+    where the redirect now sends it."""
+
+    CONDITION = "DELTA_LIFECYCLE_STREAM_REDIRECT_CHANGED"
+
+
+class StreamRedirectWaitError(DeltaLifecycleError):
+    """A streaming query waited longer than ``spark.deltaLifecycle.streaming.redirectWaitTimeout``
+    for its table's redirect to leave an IN-PROGRESS state, in which no writes are allowed."""
+
+    CONDITION = "DELTA_LIFECYCLE_STREAM_REDIRECT_WAIT"
+
+
+class StreamPositionUnmappedError(DeltaLifecycleError):
+    """A streaming checkpoint's position was read at a location of the table whose versions the
+    table's retained log can no longer relate to its current location."""
+
+    CONDITION = "DELTA_LIFECYCLE_STREAM_POSITION_UNMAPPED"
+
+
 class AdministratorSettingError(DeltaLifecycleError):
     """A session tried to change a setting that is the administrator's policy (such as
     ``spark.deltaLifecycle.redirect.allowedLocationPrefixes``); only the configuration the
@@ -402,6 +427,9 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         RedirectInvalidTransitionError,
         RedirectCopyMismatchError,
         RedirectNotRoutedError,
+        StreamRedirectChangedError,
+        StreamRedirectWaitError,
+        StreamPositionUnmappedError,
         AdministratorSettingError,
         TestSwitchUnavailableError,
     )

@@ -7,42 +7,43 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.delta.sources.{DeltaDataSource, DeltaSourceUtils}
 
 /**
- * Where the analyzer lets this project see a plan before delta-spark resolves its tables (Spark 4:
- * the hint batch, and the DataFrame reader's `UnresolvedDataSource`).
+ * Where the analyzer lets this project route the DataFrame API's path access (Spark 4: the reader's
+ * `UnresolvedDataSource`, which the analyzer resolves).
  */
 object AnalyzerShim {
 
-  /** Injects `rule` where it runs before tables are resolved: the analyzer's hint batch. */
-  def injectBeforeTableResolution(
-      extensions: SparkSessionExtensions,
-      rule: SparkSession => Rule[LogicalPlan]
-  ): Unit = extensions.injectHintResolutionRule(rule)
-
   /**
-   * Injects the routing of path-based DataFrame access: the hint batch, as for the other early
-   * rules.
+   * Injects path routing twice: in the hint batch, which runs before delta-spark opens a path (and
+   * would refuse a reader-writer redirected source), and in the resolution batch, where it routes
+   * the relations delta-spark built. Spark's Hive session (`enableHiveSupport()`) drops the rules
+   * extensions inject into the hint batch (SPARK-59081), so there only the second runs.
    */
   def injectPathRouting(
       extensions: SparkSessionExtensions,
       rule: SparkSession => Rule[LogicalPlan]
-  ): Unit = extensions.injectHintResolutionRule(rule)
+  ): Unit = {
+    extensions.injectHintResolutionRule(rule)
+    extensions.injectResolutionRule(rule)
+  }
 
   /**
-   * Path-based batch reads of the DataFrame API (`spark.read.format("delta").load(path)`): Spark 4
-   * leaves them unresolved for the analyzer, so the path is rewritten before delta-spark opens it.
-   * `route` gives the destination of a path that is read, if it is redirected.
+   * The DataFrame API's path reads before delta-spark opens them: a batch read
+   * (`spark.read.format("delta").load(path)`) goes to the destination `routeRead` gives, a
+   * streaming read (`spark.readStream.format("delta").load(path)`) gets `streamProvider`, which
+   * routes it when the query starts and follows the redirect while it runs.
    */
-  def routePathReads(route: String => Option[Path]): PartialFunction[LogicalPlan, LogicalPlan] = {
-    case u: UnresolvedDataSource if isDelta(u.format) && !u.isStreaming =>
-      pathOf(u.paths, u.options.get("path")).flatMap(route).map { dest =>
+  def routeUnresolved(
+      routeRead: String => Option[Path],
+      streamProvider: String
+  ): PartialFunction[LogicalPlan, LogicalPlan] = {
+    case u: UnresolvedDataSource if isDelta(u.format) && u.isStreaming =>
+      u.copy(format = streamProvider)
+    case u: UnresolvedDataSource if isDelta(u.format) =>
+      pathOf(u.paths, u.options.get("path")).flatMap(routeRead).map { dest =>
         if (u.paths.nonEmpty) u.copy(paths = Seq(dest.toString))
         else u.copy(options = u.options + ("path" -> dest.toString))
       }.getOrElse(u)
   }
-
-  /** Spark 4's path-based writes are `SaveIntoDataSourceCommand`s, routed in common code. */
-  def routePathWrites(route: String => Option[Path]): PartialFunction[LogicalPlan, LogicalPlan] =
-    PartialFunction.empty
 
   private def isDelta(source: String): Boolean =
     source.equalsIgnoreCase(DeltaSourceUtils.ALT_NAME) || source == classOf[DeltaDataSource].getName

@@ -271,6 +271,53 @@ object LifecycleErrors {
           s"been removed, so it is read-only. Write to $source instead.")
     )
 
+  def streamRedirectChanged(
+      table: String,
+      state: String,
+      queryId: String,
+      batchId: Long,
+      location: String,
+      newLocation: String,
+      cause: Throwable
+  ): DeltaLifecycleException =
+    withCause(
+      cause,
+      "DELTA_LIFECYCLE_STREAM_REDIRECT_CHANGED",
+      "table" -> table,
+      "state" -> state,
+      "queryId" -> queryId,
+      "batchId" -> batchId,
+      "location" -> location,
+      "newLocation" -> newLocation
+    )
+
+  def streamRedirectWait(
+      table: String,
+      state: String,
+      queryId: String,
+      batchId: Long,
+      seconds: Long,
+      setting: String
+  ): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_STREAM_REDIRECT_WAIT",
+      "table" -> table,
+      "state" -> state,
+      "queryId" -> queryId,
+      "batchId" -> batchId,
+      "seconds" -> seconds,
+      "setting" -> setting
+    )
+
+  def streamPositionUnmapped(table: String, from: String, reason: String): DeltaLifecycleException =
+    error(
+      "DELTA_LIFECYCLE_STREAM_POSITION_UNMAPPED",
+      "table" -> table,
+      "from" -> from,
+      "to" -> table,
+      "reason" -> reason
+    )
+
   def redirectChain(chain: Seq[String]): DeltaLifecycleException =
     error(
       "DELTA_LIFECYCLE_REDIRECT_CHAIN",

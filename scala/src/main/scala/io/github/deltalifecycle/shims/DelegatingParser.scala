@@ -7,13 +7,15 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
- * A parser that wraps the session's and hands it every `ParserInterface` method that all Spark
- * lines share, except `parsePlan`, which each subclass decides. The members only some lines have
- * are in [[ParserShim]], mixed in by the parsers that need them; this class is the one place the
- * shared methods are delegated, for this project's statement parser and for the plan-rewriting
- * parser that Spark 3.5's analyzer hooks use (docs/spark-lines.md).
+ * A parser that wraps the session's and hands it every `ParserInterface` method, except that each
+ * subclass decides the plan of a statement (`planOf`), from the plans of `parsePlan` and, on the
+ * lines that have it, of parameterized SQL ([[ParserShim]]). It is the one place the methods are
+ * delegated, for this project's statement parser and for the parser that rewrites plans before they
+ * are analyzed ([[io.github.deltalifecycle.sql.parser.RewritingParser]]).
  */
-abstract class DelegatingParser(protected val delegate: ParserInterface) extends ParserInterface {
+abstract class DelegatingParser(protected val delegate: ParserInterface) extends ParserShim {
+  override def parsePlan(sqlText: String): LogicalPlan =
+    planOf(sqlText, delegate.parsePlan(sqlText))
   override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
   override def parseTableIdentifier(sqlText: String): TableIdentifier =
     delegate.parseTableIdentifier(sqlText)

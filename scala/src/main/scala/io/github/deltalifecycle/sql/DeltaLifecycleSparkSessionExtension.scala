@@ -4,11 +4,12 @@ import io.github.deltalifecycle.sql.analysis.{
   CheckRedirectRouting,
   InterceptRedirectPropertyChanges,
   ResolveLifecycleStatements,
-  RouteRedirectedPaths
+  RouteRedirectedPaths,
+  RouteStreams
 }
 import io.github.deltalifecycle.shims.AnalyzerShim
 import io.github.deltalifecycle.sql.observation.{CommitObserver, DriverFailureWatch, OperationJobs}
-import io.github.deltalifecycle.sql.parser.DeltaLifecycleSqlParser
+import io.github.deltalifecycle.sql.parser.{DeltaLifecycleSqlParser, RewritingParser}
 import io.github.deltalifecycle.sql.settings.{AdministratorSettings, SettingsGuard}
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 
@@ -30,11 +31,15 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
       OperationJobs.register(spark)
       ResolveLifecycleStatements(spark)
     }
-    // Before table resolution (Spark 4: the hint batch): path-based DataFrame access and redirect
-    // property changes must be seen before delta-spark opens the table. Spark 3.5 differs
-    // (AnalyzerShim): its path reads arrive resolved, so their routing is a resolution rule.
-    AnalyzerShim.injectBeforeTableResolution(extensions, InterceptRedirectPropertyChanges)
+    // Redirect property changes must be seen before the table is resolved (resolving it follows
+    // the redirect, and a broken value must stay fixable): on the parsed statement, which every
+    // line and kind of session hands over before analysis.
+    extensions.injectParser((spark, delegate) =>
+      new RewritingParser(delegate, InterceptRedirectPropertyChanges(spark))
+    )
     AnalyzerShim.injectPathRouting(extensions, RouteRedirectedPaths)
+    // After delta-spark's rules, which give its streaming sink the catalog table.
+    extensions.injectResolutionRule(RouteStreams)
     extensions.injectCheckRule(spark => CheckRedirectRouting(spark).check)
     extensions.injectCheckRule(_ => SettingsGuard.check(_))
     extensions.injectOptimizerRule(CheckRedirectRouting)

@@ -11,7 +11,8 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableChange, TableWritePrivilege}
 import org.apache.spark.sql.delta.catalog.{DeltaCatalog, DeltaTableV2}
-import org.apache.spark.sql.delta.sources.DeltaDataSource
+import org.apache.spark.sql.delta.sources.{DeltaDataSource, DeltaSQLConf}
+import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
  * Delta's session catalog, made redirect-aware: every table it loads, by name or as
@@ -82,11 +83,31 @@ class LifecycleCatalog extends DeltaCatalog {
       }
       route match {
         case Route.Direct => d
-        case Route.Destination(dest) => DeltaTableV2(SparkSession.active, dest)
+        case Route.Destination(dest) => atDestination(d, dest)
         case Route.DestinationTable(destName, _) => super.loadTable(sessionIdentifier(destName))
       }
     case other => other
   }
+
+  /**
+   * The table `d` names, at its redirect's destination. A table by name keeps its catalog entry
+   * with the destination's location: Spark asks a table for that entry (its v1 form) where it
+   * streams from or to a table by name. Unless delta-spark writes a table's schema back to its
+   * entry after each commit (its internal `catalog.update.enabled`), which would move the entry
+   * itself to the destination.
+   */
+  private def atDestination(d: DeltaTableV2, dest: Path): Table = {
+    val spark = SparkSession.active
+    d.catalogTable.filterNot(_ => updatesCatalogEntries(spark)) match {
+      case Some(ct) =>
+        val entry = ct.copy(storage = ct.storage.copy(locationUri = Some(dest.toUri)))
+        DeltaTableV2(spark, dest, catalogTable = Some(entry), tableIdentifier = d.tableIdentifier)
+      case None => DeltaTableV2(spark, dest)
+    }
+  }
+
+  private def updatesCatalogEntries(spark: SparkSession): Boolean =
+    SparkInternals.sqlConf(spark).getConf(DeltaSQLConf.DELTA_UPDATE_CATALOG_ENABLED)
 
   private def routeOf(d: DeltaTableV2, access: Access): Route = {
     val path = d.catalogTable.map(t => new Path(t.location)).getOrElse(d.path)

@@ -272,11 +272,24 @@ object RedirectLookup {
       dataChangesAllowed: Boolean = false
   ): Long = {
     val log = TableLog.forPath(hadoopConf, info.path)
-    val listing: LogListing = log.listing()
-    var v = info.version
+    versionBeforeRedirect(log, log.listing(), info.version, dataChangesAllowed)
+  }
+
+  /**
+   * The version before the newest commit at or below `from` that added a redirect feature to a
+   * protocol without one: the last version the redirect's source and destination share. With
+   * `dataChangesAllowed`, commits that change data may lie above it (an UNSET REDIRECT's replays).
+   */
+  def versionBeforeRedirect(
+      log: TableLog,
+      listing: LogListing,
+      from: Long,
+      dataChangesAllowed: Boolean
+  ): Long = {
+    var v = from
     while (v > 0) {
       val commit = listing.commit(v).getOrElse(throw LifecycleErrors.invalidRedirect(
-        info.path.toString,
+        log.tablePath.toString,
         s"commit $v is missing, so the version before the redirect cannot be found"
       ))
       val actions = ActionReader.readJson(log.readFs, commit.status)
@@ -286,7 +299,7 @@ object RedirectLookup {
         )
       ) {
         throw LifecycleErrors.invalidRedirect(
-          info.path.toString,
+          log.tablePath.toString,
           s"version $v changed data after the redirect began, which the RFC forbids; " +
             "the source cannot be read safely"
         )
@@ -302,7 +315,7 @@ object RedirectLookup {
       v -= 1
     }
     throw LifecycleErrors.invalidRedirect(
-      info.path.toString,
+      log.tablePath.toString,
       "no version before the redirect is retained in the log"
     )
   }

@@ -3,25 +3,38 @@ package io.github.deltalifecycle.sql.analysis
 import io.github.deltalifecycle.features.redirect.Access
 import io.github.deltalifecycle.shims.AnalyzerShim
 import io.github.deltalifecycle.sql.routing.SessionRouting
+import io.github.deltalifecycle.sql.streaming.RoutedDeltaSourceProvider
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, V2WriteCommand}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import org.apache.spark.sql.delta.files.TahoeLogFileIndex
 import org.apache.spark.sql.delta.sources.DeltaDataSource
-import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
+import org.apache.spark.sql.execution.datasources.{
+  HadoopFsRelation,
+  LogicalRelation,
+  SaveIntoDataSourceCommand
+}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
 /**
  * Routes the DataFrame API's path-based reads and writes, which never ask a catalog:
- * `spark.read.format("delta").load(path)` and `df.write.format("delta").save(path)`. On Spark 4 it
- * runs in the analyzer's hint batch, before delta-spark resolves the path (and, for a redirected
- * reader-writer source, would refuse it); how Spark 3.5 differs is in [[AnalyzerShim]].
+ * `spark.read.format("delta").load(path)`, `spark.readStream.format("delta").load(path)` and
+ * `df.write.format("delta").save(path)`. Where the analyzer lets it, it runs before delta-spark
+ * opens the path ([[AnalyzerShim]]); everywhere it also routes the relations delta-spark built for
+ * a path (Spark 3.5, and Spark's Hive session, whose analyzer runs no rule of an extension before
+ * that). A relation is rebuilt for the destination before the query's attributes are fixed; time
+ * travel is left alone. Whether a relation delta-spark built is redirected is read from the
+ * snapshot it loaded, with no request of its own when it names no redirect.
  */
 case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
   private val write = Access.Write(Set("WRITE"))
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.transformDown(
-    AnalyzerShim.routePathWrites(routedPath(_, write))
-      .orElse(AnalyzerShim.routePathReads(routedPath(_, Access.Read)))
+    AnalyzerShim.routeUnresolved(routedPath(_, Access.Read), RoutedDeltaSourceProvider.ClassName)
+      .orElse(resolvedReads)
+      .orElse(resolvedWrites)
       .orElse {
         case s @ SaveIntoDataSourceCommand(_, _: DeltaDataSource, options, _) =>
           options.get("path")
@@ -30,6 +43,57 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
             .getOrElse(s)
       }
   )
+
+  private def resolvedReads: PartialFunction[LogicalPlan, LogicalPlan] = {
+    case l: LogicalRelation if l.catalogTable.isEmpty =>
+      l.relation match {
+        case h: HadoopFsRelation => h.location match {
+            case index: TahoeLogFileIndex if !index.isTimeTravelQuery =>
+              val route = SessionRouting.routeOpened(
+                spark,
+                index.deltaLog,
+                (index.version, index.protocol, index.metadata),
+                timeTravel = false,
+                index.path,
+                Access.Read,
+                index.path.toString
+              )
+              SessionRouting.destinationPath(route).map { dest =>
+                LogicalRelation(DeltaTableV2(spark, dest).toBaseRelation, l.isStreaming)
+              }.getOrElse(l)
+            case _ => l
+          }
+        case _ => l
+      }
+    case r: DataSourceV2Relation => routedRelation(r, Access.Read).getOrElse(r)
+  }
+
+  /** Spark 3.5's path writes are V2 writes on a path-based table. */
+  private def resolvedWrites: PartialFunction[LogicalPlan, LogicalPlan] = {
+    case w: V2WriteCommand => w.table match {
+        case r: DataSourceV2Relation => routedRelation(r, write).map(w.withNewTable).getOrElse(w)
+        case _ => w
+      }
+  }
+
+  /** A path-based (no catalog entry), latest-version Delta relation, rebuilt where it routes. */
+  private def routedRelation(
+      r: DataSourceV2Relation,
+      access: Access
+  ): Option[DataSourceV2Relation] =
+    r.table match {
+      case d: DeltaTableV2 if d.catalogTable.isEmpty && d.timeTravelOpt.isEmpty =>
+        val route = SessionRouting.route(spark, d, d.path, access, d.path.toString)
+        SessionRouting.destinationPath(route).map { dest =>
+          DataSourceV2Relation.create(
+            d.copy(path = dest, tableIdentifier = None),
+            None,
+            None,
+            r.options
+          )
+        }
+      case _ => None
+    }
 
   private def routedPath(path: String, access: Access): Option[Path] =
     SessionRouting.destinationPath(SessionRouting.route(spark, new Path(path), access, path))

@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.sql.parser
 
-import io.github.deltalifecycle.shims.{DelegatingParser, ParseErrors, ParserShim}
+import io.github.deltalifecycle.shims.{DelegatingParser, ParseErrors}
 import org.antlr.v4.runtime._
 import org.antlr.v4.runtime.atn.PredictionMode
 import org.apache.spark.sql.catalyst.parser.ParserInterface
@@ -14,21 +14,17 @@ import org.apache.spark.sql.catalyst.trees.Origin
  * one of [[DeltaLifecycleSqlParser.OwnAlterTableActions]]; from then on a syntax error is reported
  * as ours rather than passed on, so `DESCRIBE PROTOCOL HISTORY` without a table fails with a parse
  * error instead of being read by Spark as some other DESCRIBE. The methods every Spark line has are
- * delegated in [[DelegatingParser]], the ones only some lines have in [[ParserShim]].
+ * delegated in [[DelegatingParser]].
  */
-class DeltaLifecycleSqlParser(session: ParserInterface)
-    extends DelegatingParser(session)
-    with ParserShim {
+class DeltaLifecycleSqlParser(session: ParserInterface) extends DelegatingParser(session) {
   import DeltaLifecycleSqlParser._
 
   private val astBuilder = new DeltaLifecycleSqlAstBuilder
 
-  override def parsePlan(sqlText: String): LogicalPlan =
-    if (isOwnStatement(sqlText)) parseOwn(sqlText) else delegate.parsePlan(sqlText)
+  override protected def planOf(sqlText: String, delegated: => LogicalPlan): LogicalPlan =
+    if (isOwnStatement(sqlText)) parseOwn(sqlText) else delegated
 
-  override protected def isOwn(sqlText: String): Boolean = isOwnStatement(sqlText)
-
-  override protected def parseOwn(sqlText: String): LogicalPlan = {
+  private def parseOwn(sqlText: String): LogicalPlan = {
     val lexer = new DeltaLifecycleSqlBaseLexer(new UpperCaseCharStream(sqlText))
     lexer.removeErrorListeners()
     val parser = new DeltaLifecycleSqlBaseParser(new CommonTokenStream(lexer))

@@ -15,6 +15,8 @@ import io.github.deltalifecycle.features.redirect.{
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.delta.DeltaLog
+import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.sources.DeltaSQLConf
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -57,20 +59,51 @@ object SessionRouting extends Logging {
       access: Access,
       what: String
   ): Route =
-    if (openedWithoutRedirect(spark, table, path)) Route.Direct
+    routeOpened(
+      spark,
+      table.deltaLog, {
+        val snapshot = table.initialSnapshot
+        (snapshot.version, snapshot.protocol, snapshot.metadata)
+      },
+      table.timeTravelOpt.isDefined,
+      path,
+      access,
+      what
+    )
+
+  /**
+   * [[route]] for a table delta-spark opened some other way: `deltaLog` at the version, protocol
+   * and metadata `opened` gives, time travel or not.
+   */
+  def routeOpened(
+      spark: SparkSession,
+      deltaLog: DeltaLog,
+      opened: => (Long, Protocol, Metadata),
+      timeTravel: Boolean,
+      path: Path,
+      access: Access,
+      what: String
+  ): Route =
+    if (openedWithoutRedirect(spark, deltaLog, opened, timeTravel, path)) Route.Direct
     else route(spark, path, access, what)
 
-  private def openedWithoutRedirect(spark: SparkSession, table: DeltaTableV2, path: Path): Boolean =
+  private def openedWithoutRedirect(
+      spark: SparkSession,
+      deltaLog: DeltaLog,
+      opened: => (Long, Protocol, Metadata),
+      timeTravel: Boolean,
+      path: Path
+  ): Boolean =
     try {
       val hadoopConf = SparkInternals.newHadoopConf(spark)
       val stalenessLimit =
         SparkInternals.sqlConf(spark).getConf(DeltaSQLConf.DELTA_ASYNC_UPDATE_STALENESS_TIME_LIMIT)
-      table.timeTravelOpt.isEmpty && stalenessLimit == 0 &&
+      !timeTravel && stalenessLimit == 0 &&
       !RedirectLookup.rememberedRedirected(hadoopConf, path) && {
-        val snapshot = table.initialSnapshot
-        snapshot.version >= 0 &&
-        table.deltaLog.dataPath == TableLog.forPath(hadoopConf, path).tablePath &&
-        RedirectConfig.absent(snapshot.protocol, snapshot.metadata)
+        val (version, protocol, metadata) = opened
+        version >= 0 &&
+        deltaLog.dataPath == TableLog.forPath(hadoopConf, path).tablePath &&
+        RedirectConfig.absent(protocol, metadata)
       }
     } catch { case NonFatal(_) => false }
 

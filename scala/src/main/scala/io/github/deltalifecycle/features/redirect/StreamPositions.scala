@@ -1,0 +1,231 @@
+package io.github.deltalifecycle.features.redirect
+
+import scala.collection.mutable
+
+import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogListing, TableLog}
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.delta.actions.{CommitInfo, Metadata}
+
+/**
+ * A position in a stream of a table's changes, as delta-spark's streaming source counts it: a
+ * version, the index of a data file added in it (or a marker index before or after them), and
+ * whether the position points into the table as it was at that version (the initial snapshot) or
+ * into the changes that version made.
+ */
+final case class StreamPosition(version: Long, index: Long, initialSnapshot: Boolean)
+
+/**
+ * How the versions of a redirected table at one of its locations correspond to its versions at the
+ * other, so that a stream that read up to a position at one location continues at the other with no
+ * row read twice and none skipped.
+ *
+ * SET REDIRECT copies the source's log up to the version before the redirect (`shared`): both
+ * locations have the same versions up to it, and the source's later versions are the redirect's own
+ * protocol and metadata commits, which add or remove no file. UNSET REDIRECT replays each
+ * destination version written since as one source commit that carries the destination's actions in
+ * their order (so a file keeps its index) and records the destination version, then ends the
+ * redirect with a commit that again adds or removes no file.
+ */
+sealed trait VersionCorrespondence {
+
+  /** The version at the other location where the table holds the same files as at `v` here. */
+  protected def sameFiles(v: Long): Long
+
+  /**
+   * Where the changes after version `v` here continue at the other location: `Right(w)` when `w`
+   * makes the same changes as `v`, `Left(w)` when the changes of `v` have no counterpart (they
+   * added or removed no file) and the next change there is `w`'s.
+   */
+  protected def changesAt(v: Long): Either[Long, Long]
+
+  /**
+   * `p` as the same position at the other location; `startIndex` is the index before `w`'s files.
+   */
+  def translate(p: StreamPosition, startIndex: Long): StreamPosition =
+    if (p.initialSnapshot) p.copy(version = sameFiles(p.version))
+    else changesAt(p.version) match {
+      case Right(w) => p.copy(version = w)
+      case Left(w) => StreamPosition(w, startIndex, initialSnapshot = false)
+    }
+}
+
+object VersionCorrespondence {
+
+  /** The same location. */
+  case object Identity extends VersionCorrespondence {
+    protected def sameFiles(v: Long): Long = v
+    protected def changesAt(v: Long): Either[Long, Long] = Right(v)
+  }
+
+  /** From a redirected source to its destination, which shares versions up to `shared`. */
+  final case class SourceToDestination(shared: Long) extends VersionCorrespondence {
+    protected def sameFiles(v: Long): Long = math.min(v, shared)
+    protected def changesAt(v: Long): Either[Long, Long] =
+      if (v <= shared) Right(v) else Left(shared + 1)
+  }
+
+  /**
+   * From a former destination back to the source after UNSET REDIRECT: versions up to `shared` are
+   * the same, each later destination version `d` became source version `replayed(d)`, and the
+   * source's changes resume with version `resumed`, the one that ended the redirect.
+   */
+  final case class DestinationToSource(shared: Long, replayed: Map[Long, Long], resumed: Long)
+      extends VersionCorrespondence {
+    private val lastReplayed = if (replayed.isEmpty) shared else replayed.keys.max
+
+    protected def sameFiles(v: Long): Long =
+      if (v <= shared) v else replayed.getOrElse(math.min(v, lastReplayed), sameFilesAtEnd)
+
+    private def sameFilesAtEnd: Long = replayed.get(lastReplayed).getOrElse(shared)
+
+    protected def changesAt(v: Long): Either[Long, Long] =
+      if (v <= shared) Right(v)
+      else if (v > lastReplayed) Left(resumed)
+      else replayed.get(v).map(Right(_)).getOrElse(throw new IllegalStateException(
+        s"destination version $v was not replayed on the source"
+      ))
+  }
+
+  /**
+   * How positions read at `from` continue at `to`, where one of them is `source` (the table the
+   * stream names) and the other a destination it is or was redirected to. `sameLocation` compares
+   * two locations as the session qualifies them.
+   */
+  def between(
+      hadoopConf: Configuration,
+      source: Path,
+      from: Path,
+      to: Path,
+      sameLocation: (Path, Path) => Boolean
+  ): VersionCorrespondence =
+    if (sameLocation(from, to)) Identity
+    else if (sameLocation(from, source)) sourceToDestination(hadoopConf, source)
+    else if (sameLocation(to, source)) destinationToSource(hadoopConf, source, from, sameLocation)
+    else Chain(
+      destinationToSource(hadoopConf, source, from, sameLocation),
+      sourceToDestination(hadoopConf, source)
+    )
+
+  /** One correspondence after another (a former destination, the source, a new destination). */
+  private final case class Chain(first: VersionCorrespondence, second: VersionCorrespondence)
+      extends VersionCorrespondence {
+    protected def sameFiles(v: Long): Long = second.sameFiles(first.sameFiles(v))
+    protected def changesAt(v: Long): Either[Long, Long] = first.changesAt(v) match {
+      case Right(w) => second.changesAt(w)
+      // The start of w at the middle location is the start of its counterpart at the last.
+      case Left(w) => Left(second.changesAt(w).merge)
+    }
+  }
+
+  private def sourceToDestination(
+      hadoopConf: Configuration,
+      source: Path
+  ): VersionCorrespondence = {
+    val log = TableLog.forPath(hadoopConf, source)
+    val listing = log.listing()
+    SourceToDestination(
+      RedirectLookup.versionBeforeRedirect(
+        log,
+        listing,
+        listing.latestVersion,
+        dataChangesAllowed = true
+      )
+    )
+  }
+
+  /**
+   * Reads the source's log from its latest version down, one redirect at a time, until the one
+   * whose destination is `destination`: the version that ended it, the destination versions it
+   * replayed, and the version before it began.
+   */
+  private def destinationToSource(
+      hadoopConf: Configuration,
+      source: Path,
+      destination: Path,
+      sameLocation: (Path, Path) => Boolean
+  ): VersionCorrespondence = {
+    val log = TableLog.forPath(hadoopConf, source)
+    val listing = log.listing()
+    var top = listing.latestVersion
+    while (top > 0) {
+      val ended = RedirectEnd.below(log, listing, top).getOrElse(
+        throw LifecycleErrors.streamPositionUnmapped(
+          source.toString,
+          destination.toString,
+          "no finished UNSET REDIRECT in the source's retained log names it"
+        )
+      )
+      val shared = RedirectLookup.versionBeforeRedirect(
+        log,
+        listing,
+        ended.version,
+        dataChangesAllowed = true
+      )
+      if (ended.destination.exists(d => sameLocation(d, destination))) {
+        return DestinationToSource(shared, ended.replayed, ended.version)
+      }
+      top = shared
+    }
+    throw LifecycleErrors.streamPositionUnmapped(
+      source.toString,
+      destination.toString,
+      "the source's retained log has no redirect to it"
+    )
+  }
+
+  /** A finished UNSET REDIRECT as the source's log records it. */
+  private final case class RedirectEnd(
+      version: Long,
+      destination: Option[Path],
+      replayed: Map[Long, Long]
+  )
+
+  private object RedirectEnd {
+
+    /**
+     * The newest commit at or below `top` that ended a redirect (UNSET REDIRECT to NORMAL, not a
+     * cancel), with the replays between the redirect's DROP-REDIRECT-IN-PROGRESS commit and it.
+     */
+    def below(log: TableLog, listing: LogListing, top: Long): Option[RedirectEnd] = {
+      var v = top
+      var end: Option[Long] = None
+      val replayed = mutable.Map.empty[Long, Long]
+      while (v > 0) {
+        val actions = listing.commit(v).toSeq.flatMap(c =>
+          ActionReader.readJsonSelected(log.readFs, c.status, Set("commitInfo", "metaData"))
+        )
+        val info = actions.collectFirst { case ci: CommitInfo => ci }
+        val op = info.map(_.operation).getOrElse("")
+        val params = info.map(_.operationParameters).getOrElse(Map.empty[String, String])
+        if (
+          end.isEmpty && op == "UNSET REDIRECT" && isNormal(params) && !params.contains("cancelled")
+        )
+          end = Some(v)
+        else if (end.isDefined && op == UnsetRedirect.CopyBackOperation)
+          params.get(UnsetRedirect.DestinationVersionKey).foreach(d => replayed(unquote(d)) = v)
+        else if (end.isDefined) {
+          // The DROP-REDIRECT-IN-PROGRESS commit before the replays names the destination.
+          val destination = actions.collectFirst { case m: Metadata => m }
+            .flatMap(m => RedirectConfig.fromMetadata(m, log.tablePath.toString))
+            .flatMap(c => recordedLocation(c.spec))
+          if (destination.isDefined) return Some(RedirectEnd(end.get, destination, replayed.toMap))
+        }
+        v -= 1
+      }
+      None
+    }
+
+    private def recordedLocation(spec: RedirectSpec): Option[Path] = spec match {
+      case RedirectSpec.Location(uri) => Some(new Path(uri))
+      case RedirectSpec.Table(_, location) => location.map(new Path(_))
+    }
+
+    private def isNormal(params: Map[String, String]): Boolean =
+      params.get("state").map(unquoteText).contains(RedirectState.Normal)
+  }
+
+  /** delta-spark stores commit parameters as JSON values: `"5"` or `5`. */
+  private def unquoteText(s: String): String = s.stripPrefix("\"").stripSuffix("\"")
+  private def unquote(s: String): Long = unquoteText(s).toLong
+}

@@ -1,0 +1,127 @@
+package io.github.deltalifecycle.sql.streaming
+
+import scala.util.control.NonFatal
+
+import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors}
+import io.github.deltalifecycle.shims.StreamingShim
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.{DataFrame, SQLContext, SparkSession}
+import org.apache.spark.sql.delta.DeltaOptions
+import org.apache.spark.sql.delta.sources.DeltaSink
+import org.apache.spark.sql.execution.streaming.Sink
+import org.apache.spark.sql.streaming.OutputMode
+
+/**
+ * delta-spark's streaming sink of `table`, writing each micro-batch where the table's redirect
+ * sends writes when the batch starts.
+ *
+ * A batch routed to a table whose redirect is being enabled or removed (ENABLE- or
+ * DROP-REDIRECT-IN-PROGRESS, which take no writes) waits for the state to end, at most
+ * [[StreamRouting.WaitTimeoutKey]], then goes where the redirect now sends it. A batch whose table
+ * changed state while it was being written fails delta-spark's conflict check and is not committed;
+ * the query then stops with DELTA_LIFECYCLE_STREAM_REDIRECT_CHANGED, and a restart from its
+ * checkpoint writes that batch once, where the redirect sends it: delta-spark's sink records each
+ * batch in the table's log (a `txn` of the query id), and the redirect's copy and replay carry
+ * those records with the log.
+ */
+final class RoutedDeltaSink(
+    sqlContext: SQLContext,
+    table: StreamedTable,
+    partitionColumns: Seq[String],
+    outputMode: OutputMode,
+    options: DeltaOptions
+) extends Sink
+    with Logging {
+
+  private val spark: SparkSession = sqlContext.sparkSession
+  @volatile private var current: Option[(StreamTarget, DeltaSink)] = None
+
+  override def addBatch(batchId: Long, data: DataFrame): Unit = {
+    val target = awaitTarget(batchId)
+    val sink = sinkAt(target)
+    try sink.addBatch(batchId, data)
+    catch {
+      case NonFatal(e) => throw changedDuring(target, batchId, e).getOrElse(e)
+    }
+  }
+
+  override def toString: String =
+    s"DeltaSink[${current.map(_._1.location).getOrElse(table.origin)}]"
+
+  /** Where batch `batchId` goes, once the table's redirect takes writes. */
+  private def awaitTarget(batchId: Long): StreamTarget = {
+    val timeoutSeconds = StreamRouting.waitTimeoutSeconds(spark)
+    val deadline = System.nanoTime() + timeoutSeconds * 1000000000L
+    var pause = 500L
+    while (true) {
+      StreamRouting.writeTarget(spark, table) match {
+        case Right(target) => return target
+        case Left(inProgress) if System.nanoTime() > deadline =>
+          throw LifecycleErrors.streamRedirectWait(
+            table.name,
+            inProgress.state,
+            queryId,
+            batchId,
+            timeoutSeconds,
+            StreamRouting.WaitTimeoutKey
+          )
+        case Left(inProgress) =>
+          logInfo(
+            s"Batch $batchId of streaming query $queryId waits for ${table.name} to leave " +
+              s"${inProgress.state}"
+          )
+          Thread.sleep(pause) // interrupted when the query stops
+          pause = math.min(pause * 2, 10000L)
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  private def sinkAt(target: StreamTarget): DeltaSink = current match {
+    case Some((t, sink)) if t == target => sink
+    case _ =>
+      if (current.isDefined) {
+        logInfo(s"Streaming writes to ${table.name} follow its redirect to ${target.location}")
+      }
+      val sink =
+        DeltaSink(
+          sqlContext,
+          target.location,
+          partitionColumns,
+          outputMode,
+          options,
+          target.catalogTable
+        )
+      current = Some((target, sink))
+      sink
+  }
+
+  /**
+   * The typed error for a batch that failed because the table's redirect changed under it: the
+   * table is now IN-PROGRESS, or its writes go elsewhere. None when they still go to `target`.
+   */
+  private def changedDuring(
+      target: StreamTarget,
+      batchId: Long,
+      failure: Throwable
+  ): Option[DeltaLifecycleException] =
+    try {
+      val next = StreamRouting.nextWriteLocation(spark, table)
+      val state = StreamRouting.stateOf(spark, table)
+      val moved = !StreamRouting.sameLocation(spark, next, target.location)
+      if (moved || state != "NORMAL" && state != "READY") {
+        Some(LifecycleErrors.streamRedirectChanged(
+          table.name,
+          state,
+          queryId,
+          batchId,
+          target.location.toString,
+          next.toString,
+          failure
+        ))
+      } else None
+    } catch { case NonFatal(_) => None }
+
+  private def queryId: String =
+    String.valueOf(sqlContext.sparkContext.getLocalProperty(StreamingShim.QueryIdKey))
+}
