@@ -65,8 +65,10 @@ __all__ = [
     "RedirectInvalidTransitionError",
     "RedirectCopyMismatchError",
     "RedirectNotRoutedError",
+    "RedirectBlocksDeltaSparkError",
     "StreamRedirectChangedError",
     "StreamRedirectWaitError",
+    "StreamBatchRacedRedirectError",
     "StreamPositionUnmappedError",
     "AdministratorSettingError",
     "TestSwitchUnavailableError",
@@ -323,6 +325,14 @@ class RedirectNotRoutedError(DeltaLifecycleError):
 
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED"
 
+class RedirectBlocksDeltaSparkError(DeltaLifecycleError):
+    """delta-spark refused to change a table for one of this project's statements because the
+    table's protocol names a redirect feature: it became a redirect's source meanwhile, or
+    NoRedirectRules keep the application on the source."""
+
+    CONDITION = "DELTA_LIFECYCLE_REDIRECT_BLOCKS_DELTA_SPARK"
+
+
 class StreamRedirectChangedError(DeltaLifecycleError):
     """A table's redirect changed state while a streaming query was writing a batch to it; the
     batch was not committed. Restarting the query from its checkpoint writes it exactly once,
@@ -336,6 +346,13 @@ class StreamRedirectWaitError(DeltaLifecycleError):
     for its table's redirect to leave an IN-PROGRESS state, in which no writes are allowed."""
 
     CONDITION = "DELTA_LIFECYCLE_STREAM_REDIRECT_WAIT"
+
+
+class StreamBatchRacedRedirectError(DeltaLifecycleError):
+    """A ``foreachBatch`` batch failed because a table it wrote was being redirected or brought
+    back while it ran; restarting the query from its checkpoint runs the batch again, routed."""
+
+    CONDITION = "DELTA_LIFECYCLE_STREAM_BATCH_RACED_REDIRECT"
 
 
 class StreamPositionUnmappedError(DeltaLifecycleError):
@@ -427,8 +444,10 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         RedirectInvalidTransitionError,
         RedirectCopyMismatchError,
         RedirectNotRoutedError,
+        RedirectBlocksDeltaSparkError,
         StreamRedirectChangedError,
         StreamRedirectWaitError,
+        StreamBatchRacedRedirectError,
         StreamPositionUnmappedError,
         AdministratorSettingError,
         TestSwitchUnavailableError,

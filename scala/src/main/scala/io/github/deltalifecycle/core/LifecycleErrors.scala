@@ -309,6 +309,20 @@ object LifecycleErrors {
       "setting" -> setting
     )
 
+  def streamBatchRacedRedirect(
+      queryId: String,
+      batchId: Long,
+      detail: String,
+      cause: Throwable
+  ): DeltaLifecycleException =
+    withCause(
+      cause,
+      "DELTA_LIFECYCLE_STREAM_BATCH_RACED_REDIRECT",
+      "queryId" -> queryId,
+      "batchId" -> batchId,
+      "detail" -> detail
+    )
+
   def streamPositionUnmapped(table: String, from: String, reason: String): DeltaLifecycleException =
     error(
       "DELTA_LIFECYCLE_STREAM_POSITION_UNMAPPED",
@@ -316,6 +330,20 @@ object LifecycleErrors {
       "from" -> from,
       "to" -> table,
       "reason" -> reason
+    )
+
+  def redirectBlocksDeltaSpark(
+      statement: String,
+      table: String,
+      features: Seq[String],
+      cause: Throwable
+  ): DeltaLifecycleException =
+    withCause(
+      cause,
+      "DELTA_LIFECYCLE_REDIRECT_BLOCKS_DELTA_SPARK",
+      "statement" -> statement,
+      "table" -> table,
+      "features" -> features.mkString(", ")
     )
 
   def redirectChain(chain: Seq[String]): DeltaLifecycleException =

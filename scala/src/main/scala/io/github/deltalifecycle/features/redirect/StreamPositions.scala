@@ -100,11 +100,11 @@ object VersionCorrespondence {
       sameLocation: (Path, Path) => Boolean
   ): VersionCorrespondence =
     if (sameLocation(from, to)) Identity
-    else if (sameLocation(from, source)) sourceToDestination(hadoopConf, source)
+    else if (sameLocation(from, source)) sourceToDestination(hadoopConf, source, to, sameLocation)
     else if (sameLocation(to, source)) destinationToSource(hadoopConf, source, from, sameLocation)
     else Chain(
       destinationToSource(hadoopConf, source, from, sameLocation),
-      sourceToDestination(hadoopConf, source)
+      sourceToDestination(hadoopConf, source, to, sameLocation)
     )
 
   /** One correspondence after another (a former destination, the source, a new destination). */
@@ -118,112 +118,131 @@ object VersionCorrespondence {
     }
   }
 
+  /**
+   * To `destination`: the one the source is redirected to now (its versions up to the one before
+   * the redirect began are shared), or one it was redirected to before.
+   */
   private def sourceToDestination(
       hadoopConf: Configuration,
-      source: Path
+      source: Path,
+      destination: Path,
+      sameLocation: (Path, Path) => Boolean
   ): VersionCorrespondence = {
-    val log = TableLog.forPath(hadoopConf, source)
-    val listing = log.listing()
-    SourceToDestination(
-      RedirectLookup.versionBeforeRedirect(
-        log,
-        listing,
-        listing.latestVersion,
-        dataChangesAllowed = true
-      )
-    )
+    val now = RedirectLookup.read(hadoopConf, source).filter(_.config.exists(c =>
+      !c.isDestinationMarker && RedirectCycle.location(c.spec).exists(sameLocation(_, destination))
+    ))
+    now match {
+      case Some(info) => SourceToDestination(
+          RedirectLookup.versionBeforeRedirect(hadoopConf, info, dataChangesAllowed = true)
+        )
+      case None =>
+        SourceToDestination(endedTo(hadoopConf, source, destination, sameLocation).shared)
+    }
   }
 
-  /**
-   * Reads the source's log from its latest version down, one redirect at a time, until the one
-   * whose destination is `destination`: the version that ended it, the destination versions it
-   * replayed, and the version before it began.
-   */
+  /** Back from `destination`, one of the redirects of `source` that ended. */
   private def destinationToSource(
       hadoopConf: Configuration,
       source: Path,
       destination: Path,
       sameLocation: (Path, Path) => Boolean
   ): VersionCorrespondence = {
+    val c = endedTo(hadoopConf, source, destination, sameLocation)
+    DestinationToSource(c.shared, c.replayed, c.ended)
+  }
+
+  private def endedTo(
+      hadoopConf: Configuration,
+      source: Path,
+      destination: Path,
+      sameLocation: (Path, Path) => Boolean
+  ): RedirectCycle =
+    RedirectCycle.ended(hadoopConf, source, above = -1L)
+      .find(_.destination.exists(sameLocation(_, destination)))
+      .getOrElse(throw LifecycleErrors.streamPositionUnmapped(
+        source.toString,
+        destination.toString,
+        "the source's retained log has no redirect to it that ended"
+      ))
+}
+
+/**
+ * A redirect that ended, as the source's log records it: the last version the source and the
+ * destination shared, the destination versions UNSET REDIRECT replayed and the source versions that
+ * carry them, and the version that ended it (DROP-REDIRECT-IN-PROGRESS -> NORMAL).
+ */
+final case class RedirectCycle(
+    shared: Long,
+    destination: Option[Path],
+    replayed: Map[Long, Long],
+    ended: Long
+)
+
+object RedirectCycle {
+
+  /**
+   * The redirects of the table at `source` that ended after version `above`, newest first, read
+   * from its log's latest version down (each commit's commit info and metadata, no checkpoint).
+   */
+  def ended(hadoopConf: Configuration, source: Path, above: Long): Seq[RedirectCycle] = {
     val log = TableLog.forPath(hadoopConf, source)
     val listing = log.listing()
+    val cycles = Vector.newBuilder[RedirectCycle]
     var top = listing.latestVersion
-    while (top > 0) {
-      val ended = RedirectEnd.below(log, listing, top).getOrElse(
-        throw LifecycleErrors.streamPositionUnmapped(
-          source.toString,
-          destination.toString,
-          "no finished UNSET REDIRECT in the source's retained log names it"
-        )
-      )
-      val shared = RedirectLookup.versionBeforeRedirect(
-        log,
-        listing,
-        ended.version,
-        dataChangesAllowed = true
-      )
-      if (ended.destination.exists(d => sameLocation(d, destination))) {
-        return DestinationToSource(shared, ended.replayed, ended.version)
-      }
-      top = shared
+    var done = false
+    while (!done && top > above) endingBelow(log, listing, top) match {
+      case Some(cycle) if cycle.ended > above =>
+        cycles += cycle
+        top = cycle.shared
+      case _ => done = true
     }
-    throw LifecycleErrors.streamPositionUnmapped(
-      source.toString,
-      destination.toString,
-      "the source's retained log has no redirect to it"
-    )
+    cycles.result()
   }
 
-  /** A finished UNSET REDIRECT as the source's log records it. */
-  private final case class RedirectEnd(
-      version: Long,
-      destination: Option[Path],
-      replayed: Map[Long, Long]
-  )
-
-  private object RedirectEnd {
-
-    /**
-     * The newest commit at or below `top` that ended a redirect (UNSET REDIRECT to NORMAL, not a
-     * cancel), with the replays between the redirect's DROP-REDIRECT-IN-PROGRESS commit and it.
-     */
-    def below(log: TableLog, listing: LogListing, top: Long): Option[RedirectEnd] = {
-      var v = top
-      var end: Option[Long] = None
-      val replayed = mutable.Map.empty[Long, Long]
-      while (v > 0) {
-        val actions = listing.commit(v).toSeq.flatMap(c =>
-          ActionReader.readJsonSelected(log.readFs, c.status, Set("commitInfo", "metaData"))
-        )
-        val info = actions.collectFirst { case ci: CommitInfo => ci }
-        val op = info.map(_.operation).getOrElse("")
-        val params = info.map(_.operationParameters).getOrElse(Map.empty[String, String])
-        if (
-          end.isEmpty && op == "UNSET REDIRECT" && isNormal(params) && !params.contains("cancelled")
-        )
+  /**
+   * The newest commit at or below `top` that ended a redirect (UNSET REDIRECT to NORMAL, not a
+   * cancel), with the replays between it and the redirect's DROP-REDIRECT-IN-PROGRESS commit, which
+   * names the destination.
+   */
+  private def endingBelow(log: TableLog, listing: LogListing, top: Long): Option[RedirectCycle] = {
+    var v = top
+    var end: Option[Long] = None
+    val replayed = mutable.Map.empty[Long, Long]
+    while (v > 0) {
+      val actions = listing.commit(v).toSeq.flatMap(c =>
+        ActionReader.readJsonSelected(log.readFs, c.status, Set("commitInfo", "metaData"))
+      )
+      val info = actions.collectFirst { case ci: CommitInfo => ci }
+      val op = info.map(_.operation).getOrElse("")
+      val params = info.map(_.operationParameters).getOrElse(Map.empty[String, String])
+      if (end.isEmpty) {
+        if (op == "UNSET REDIRECT" && isNormal(params) && !params.contains("cancelled"))
           end = Some(v)
-        else if (end.isDefined && op == UnsetRedirect.CopyBackOperation)
-          params.get(UnsetRedirect.DestinationVersionKey).foreach(d => replayed(unquote(d)) = v)
-        else if (end.isDefined) {
-          // The DROP-REDIRECT-IN-PROGRESS commit before the replays names the destination.
-          val destination = actions.collectFirst { case m: Metadata => m }
-            .flatMap(m => RedirectConfig.fromMetadata(m, log.tablePath.toString))
-            .flatMap(c => recordedLocation(c.spec))
-          if (destination.isDefined) return Some(RedirectEnd(end.get, destination, replayed.toMap))
+      } else if (op == UnsetRedirect.CopyBackOperation) {
+        params.get(UnsetRedirect.DestinationVersionKey).foreach(d => replayed(unquote(d)) = v)
+      } else {
+        val config = actions.collectFirst { case m: Metadata => m }
+          .flatMap(m => RedirectConfig.fromMetadata(m, log.tablePath.toString))
+        if (config.isDefined) {
+          val shared =
+            RedirectLookup.versionBeforeRedirect(log, listing, v, dataChangesAllowed = true)
+          val destination = config.flatMap(c => location(c.spec))
+          return Some(RedirectCycle(shared, destination, replayed.toMap, end.get))
         }
-        v -= 1
       }
-      None
+      v -= 1
     }
-
-    private def recordedLocation(spec: RedirectSpec): Option[Path] = spec match {
-      case RedirectSpec.Location(uri) => Some(new Path(uri))
-      case RedirectSpec.Table(_, location) => location.map(new Path(_))
-    }
-
-    private def isNormal(params: Map[String, String]): Boolean =
-      params.get("state").map(unquoteText).contains(RedirectState.Normal)
+    None
   }
+
+  /** Where a redirect's spec says its destination is (a table's, as recorded when it was set). */
+  def location(spec: RedirectSpec): Option[Path] = spec match {
+    case RedirectSpec.Location(uri) => Some(new Path(uri))
+    case RedirectSpec.Table(_, location) => location.map(new Path(_))
+  }
+
+  private def isNormal(params: Map[String, String]): Boolean =
+    params.get("state").map(unquoteText).contains(RedirectState.Normal)
 
   /** delta-spark stores commit parameters as JSON values: `"5"` or `5`. */
   private def unquoteText(s: String): String = s.stripPrefix("\"").stripSuffix("\"")

@@ -2,6 +2,7 @@ package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.shims.StreamingShim
 import io.github.deltalifecycle.sql.streaming.{
+  ForeachBatchRedirects,
   RoutedDeltaSink,
   RoutedDeltaSourceProvider,
   StreamedTable
@@ -12,6 +13,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.WriteToStream
 import org.apache.spark.sql.delta.sources.{DeltaDataSource, DeltaSink, DeltaSourceUtils}
 import org.apache.spark.sql.execution.datasources.DataSource
+import org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink
 
 /**
  * Gives every Delta streaming read and write of a query the routed source and sink: reads by name

@@ -3,7 +3,6 @@ package io.github.deltalifecycle.sql.streaming
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors}
-import io.github.deltalifecycle.shims.StreamingShim
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, SQLContext, SparkSession}
 import org.apache.spark.sql.delta.DeltaOptions
@@ -122,6 +121,5 @@ final class RoutedDeltaSink(
       } else None
     } catch { case NonFatal(_) => None }
 
-  private def queryId: String =
-    String.valueOf(sqlContext.sparkContext.getLocalProperty(StreamingShim.QueryIdKey))
+  private def queryId: String = StreamRouting.queryId(spark)
 }

@@ -11,6 +11,7 @@ import io.github.deltalifecycle.features.redirect.{
   RedirectState,
   Route
 }
+import io.github.deltalifecycle.shims.StreamingShim
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.routing.{RedirectSession, SessionRouting}
 import org.apache.hadoop.fs.Path
@@ -107,6 +108,10 @@ object StreamRouting {
   /** Where the next micro-batch of `table` will go, an IN-PROGRESS state's end included. */
   def nextWriteLocation(spark: SparkSession, table: StreamedTable): Path =
     writeTarget(spark, table).fold(_.next, _.location)
+
+  /** The streaming query whose micro-batch this thread runs. */
+  def queryId(spark: SparkSession): String =
+    String.valueOf(spark.sparkContext.getLocalProperty(StreamingShim.QueryIdKey))
 
   def sameLocation(spark: SparkSession, a: Path, b: Path): Boolean =
     RedirectRouting.sameLocation(RedirectSession.context(spark), a.toString, b.toString)

@@ -1,0 +1,52 @@
+"""Streaming queries by path that keep running while their tables are redirected and brought back
+(docs/redirection.md, "Streaming"); the same by name: tests/test_redirect_streaming.py.
+
+In a session whose catalog is Spark's in-memory one: Spark's Hive session drops the analyzer rules
+that route a path before delta-spark opens it (SPARK-59081), so there a reader-writer redirected
+source cannot be opened by path by the DataFrame API (docs/spark-lines.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from conftest import delta_rs_ids, run_stock_script
+from streaming_redirects import StreamUnderRedirects, TableRef, difference, run_through_moves
+
+
+def test_a_query_by_path_runs_through_redirects_and_a_stock_session_resumes_it(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    feed, orders = tmp_path / "feed", tmp_path / "orders"
+    for table in (feed, orders):
+        spark.sql(f"CREATE TABLE delta.`{table}` (id BIGINT) USING delta")
+    stream = StreamUnderRedirects(
+        spark, TableRef(path=str(feed)), TableRef(path=str(orders)), str(tmp_path / "ck")
+    )
+    ids = run_through_moves(stream, [
+        f"ALTER TABLE delta.`{feed}` SET REDIRECT TO '{tmp_path / 'feed-moved'}'",
+        f"ALTER TABLE delta.`{orders}` SET REDIRECT TO '{tmp_path / 'orders-moved'}'",
+        f"ALTER TABLE delta.`{feed}` UNSET REDIRECT",
+        f"ALTER TABLE delta.`{orders}` UNSET REDIRECT",
+    ])
+    assert stream.fed > 0 and ids == list(range(stream.fed)), difference(ids, stream.fed)
+    assert delta_rs_ids(orders) == ids
+
+    # The checkpoint's offsets name their location in a field delta-spark ignores: a session
+    # without this extension resumes the query where it stopped.
+    fed = stream.fed
+    spark.sql(f"INSERT INTO delta.`{feed}` SELECT id FROM range({fed}, {fed + 7})")
+    run_stock_script(
+        """
+        feed, orders, checkpoint = sys.argv[1:4]
+        q = (spark.readStream.format("delta").load(feed).writeStream.format("delta")
+             .option("checkpointLocation", checkpoint).trigger(availableNow=True).start(orders))
+        q.awaitTermination()
+        emit({})
+        """,
+        [str(feed), str(orders), str(tmp_path / "ck")],
+        tmp_path,
+    )
+    assert delta_rs_ids(orders) == list(range(fed + 7))
