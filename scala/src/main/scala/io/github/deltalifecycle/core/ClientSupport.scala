@@ -4,10 +4,11 @@ import org.apache.spark.sql.delta.TableFeature
 import org.apache.spark.sql.delta.actions.Protocol
 
 /**
- * Which protocols this client (delta-lifecycle with the delta-spark it runs beside) fully supports.
- * Operations that rewrite or delete log files for a version (compaction, cleanup, checkpoints) must
- * understand the protocol of that version: a feature they do not know may change what the log
- * means.
+ * Which protocols this client (delta-lifecycle with the delta-spark it runs beside) supports, as
+ * delta-spark decides it for itself: a reader must know the protocol's reader features, a writer
+ * every feature (writer features change what writers must do, never what the log means to a
+ * reader). The features known are those in the running delta-spark's registry, and the redirect
+ * features, which this project implements.
  */
 object ClientSupport {
 
@@ -17,15 +18,19 @@ object ClientSupport {
   def supportsFeature(name: String): Boolean =
     OwnFeatures.contains(name) || TableFeature.featureNameToFeature(name).isDefined
 
-  /**
-   * The features `protocol` names that this client does not support; empty if it is fully
-   * supported.
-   */
-  def unsupportedFeatures(protocol: Protocol): Set[String] =
+  /** The reader features of `protocol` this client does not know: it cannot read the log. */
+  def unsupportedForReading(protocol: Protocol): Set[String] =
+    protocol.readerFeatureNames.filterNot(supportsFeature)
+
+  /** The features of `protocol` this client does not know: it cannot change the table. */
+  def unsupportedForWriting(protocol: Protocol): Set[String] =
     (protocol.readerFeatureNames ++ protocol.writerFeatureNames).filterNot(supportsFeature)
 
-  def isSupported(protocol: Protocol): Boolean =
+  def canRead(protocol: Protocol): Boolean =
     protocol.minReaderVersion <= ProtocolChecks.MaxReaderVersion &&
-      protocol.minWriterVersion <= ProtocolChecks.MaxWriterVersion &&
-      unsupportedFeatures(protocol).isEmpty
+      unsupportedForReading(protocol).isEmpty
+
+  def canWrite(protocol: Protocol): Boolean =
+    canRead(protocol) && protocol.minWriterVersion <= ProtocolChecks.MaxWriterVersion &&
+      unsupportedForWriting(protocol).isEmpty
 }

@@ -31,6 +31,7 @@ object ProtocolHistory {
     val listing = log.listing()
     val latest = listing.latestVersion
     val (start, initial) = startingState(log, listing)
+    requireStateInCheckpoints(log, listing, from = start)
     var protocol: Protocol = initial.map(_._1).orNull
     var metadata: Metadata = initial.map(_._2).orNull
 
@@ -56,6 +57,12 @@ object ProtocolHistory {
           "no protocol action is found in the log up to this version"
         )
       }
+      if (metadata == null) {
+        throw LifecycleErrors.corruptLog(
+          listing.logPath.toString,
+          s"no metaData action is found in the log up to version $v"
+        )
+      }
       ProtocolChecks.validate(protocol, v)
       val commitInfo = commitActions.collectFirst { case c: CommitInfo => c }
       val fileTime = listing.commit(v).map(_.status.getModificationTime)
@@ -72,6 +79,32 @@ object ProtocolHistory {
       )
     }
   }
+
+  /**
+   * Every checkpoint from version `from` holds the protocol and metadata of its version, as a reader
+   * that starts from it needs: a history rebuilt from the commits alone would otherwise report a
+   * state those readers cannot rebuild (delta-spark refuses such a table). Each checkpoint is read
+   * only until both are found, which a checkpoint writer puts first.
+   */
+  private def requireStateInCheckpoints(log: TableLog, listing: LogListing, from: Long): Unit =
+    listing.checkpoints.filter(_.version >= from).foreach { checkpoint =>
+      val actions = log.readCheckpoint(checkpoint, Set("protocol", "metaData"))
+      var (hasProtocol, hasMetadata) = (false, false)
+      while (actions.hasNext && !(hasProtocol && hasMetadata)) actions.next() match {
+        case _: Protocol => hasProtocol = true
+        case _: Metadata => hasMetadata = true
+        case _ =>
+      }
+      if (!hasProtocol || !hasMetadata) {
+        val missing = Seq("protocol" -> hasProtocol, "metaData" -> hasMetadata)
+          .collect { case (name, false) => name }.mkString(" and ")
+        throw LifecycleErrors.corruptLog(
+          checkpoint.description,
+          s"the checkpoint of version ${checkpoint.version} holds no $missing action, so a " +
+            "reader that starts from it cannot rebuild that version"
+        )
+      }
+    }
 
   /**
    * Where the history starts: version 0 when every commit from 0 is retained, otherwise the oldest

@@ -116,6 +116,23 @@ class DescribeProtocolHistorySuite extends AnyFunSuite with LifecycleSparkSessio
     assert(e4.getMessage.contains("[1]"))
   }
 
+  test("a log whose states cannot be rebuilt is refused, as delta-spark refuses it") {
+    val expected = Map(
+      "deltalog-state-reconstruction-without-metadata" -> "DELTA_LIFECYCLE_CORRUPT_LOG",
+      "deltalog-state-reconstruction-without-protocol" -> "DELTA_LIFECYCLE_INVALID_PROTOCOL",
+      "deltalog-state-reconstruction-from-checkpoint-missing-metadata" ->
+        "DELTA_LIFECYCLE_CORRUPT_LOG",
+      "deltalog-state-reconstruction-from-checkpoint-missing-protocol" ->
+        "DELTA_LIFECYCLE_INVALID_PROTOCOL"
+    )
+    for ((name, condition) <- expected) {
+      val path = copyOfSharedTable("delta-golden", name)
+      val e = intercept[DeltaLifecycleException](history(s"delta.`$path`"))
+      assert(e.getCondition === condition, s"$name: ${e.getMessage}")
+      if (condition.endsWith("CORRUPT_LOG") && name.contains("checkpoint")) assert(e.getMessage.contains("checkpoint"), e.getMessage)
+    }
+  }
+
   test("the parser owns only its statements and hands everything else on") {
     val e = intercept[ParseException](spark.sql("DESCRIBE PROTOCOL HISTORY"))
     assert(e.getCondition === "PARSE_SYNTAX_ERROR")

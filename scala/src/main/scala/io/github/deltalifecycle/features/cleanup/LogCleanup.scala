@@ -81,13 +81,16 @@ object LogCleanup extends Logging {
       metadata,
       "clean up the log of"
     )
-    // A feature this client does not know may have its own rules for which files must stay.
-    if (!ClientSupport.isSupported(protocol))
+    if (!ClientSupport.canRead(protocol))
       throw LifecycleErrors.unsupportedProtocol(
         latest,
-        ClientSupport.unsupportedFeatures(protocol),
+        ClientSupport.unsupportedForReading(protocol),
         "clean up the log"
       )
+    // A writer feature this client does not know may have its own rules for which log files must
+    // stay (as checkpoint protection has), and delta-spark, which cleans a log after its own
+    // checkpoints, does not write such a table: every file stays, and the plan says why.
+    val unknownWriterFeatures = ClientSupport.unsupportedForWriting(protocol)
     val retention = retentionMillis.getOrElse(tableRetentionMillis(metadata))
     if (retention < 0) throw LifecycleErrors.invalidArgument(
       s"The retention must not be negative (got $retention ms)."
@@ -106,6 +109,11 @@ object LogCleanup extends Logging {
         val cut = checkpoint.version
         val expired = expiredFiles(listing, cut)
         val keptBecause: CleanupEntry => Option[String] = protection match {
+          case _ if unknownWriterFeatures.nonEmpty =>
+            val reason =
+              s"version $latest uses ${unknownWriterFeatures.toSeq.sorted.mkString(", ")}, which " +
+                "this client does not support for writing, so it deletes none of the log"
+            _ => Some(reason)
           case Some(boundary) if cut < boundary =>
             unsupportedBefore(log, listing, cut) match {
               case Some((version, features)) =>
@@ -240,8 +248,8 @@ object LogCleanup extends Logging {
       cut: Long
   ): Option[(Long, Set[String])] = {
     def check(version: Long, p: Protocol): Option[(Long, Set[String])] =
-      if (ClientSupport.isSupported(p)) None
-      else Some((version, ClientSupport.unsupportedFeatures(p)))
+      if (ClientSupport.canWrite(p)) None
+      else Some((version, ClientSupport.unsupportedForWriting(p)))
     val earliest = listing.earliestReconstructableVersion
     val atEarliest =
       if (earliest < cut) check(earliest, log.protocolAndMetadataAt(earliest, listing)._1) else None

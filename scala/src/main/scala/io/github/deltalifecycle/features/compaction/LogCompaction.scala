@@ -311,11 +311,12 @@ object LogCompaction extends Logging {
     )
   }
 
+  /** A compaction is written into the log, as delta-spark's writers write theirs. */
   private def requireSupported(protocol: Protocol, version: Long): Unit =
-    if (!ClientSupport.isSupported(protocol)) {
+    if (!ClientSupport.canWrite(protocol)) {
       throw LifecycleErrors.unsupportedProtocol(
         version,
-        ClientSupport.unsupportedFeatures(protocol),
+        ClientSupport.unsupportedForWriting(protocol),
         Operation
       )
     }

@@ -191,10 +191,10 @@ final class SetRedirect(
 
   /** Copying and re-protocolling a table is safe only if every feature it uses is understood. */
   private def checkSupported(info: RedirectInfo): Unit =
-    if (!ClientSupport.isSupported(info.protocol)) {
+    if (!ClientSupport.canWrite(info.protocol)) {
       throw LifecycleErrors.unsupportedProtocol(
         info.version,
-        ClientSupport.unsupportedFeatures(info.protocol),
+        ClientSupport.unsupportedForWriting(info.protocol),
         "redirect the table"
       )
     }

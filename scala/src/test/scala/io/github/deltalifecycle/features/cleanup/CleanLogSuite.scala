@@ -190,4 +190,37 @@ class CleanLogSuite extends AnyFunSuite with LifecycleSparkSession {
     assert(!logNames(path).contains(name(0, "json")))
     assert(rows(path) === latest)
   }
+
+  test(
+    "a writer feature this client does not know keeps every log file, and DRY RUN says so; " +
+      "reading the log is not refused"
+  ) {
+    val golden = copyOfSharedTable("delta-golden", "collations-preview-table")
+    assert(clean(golden, "RETAIN 0 HOURS DRY RUN").isEmpty) // one version: nothing expired
+
+    val path = newTableDir("unknown-writer-feature")
+    spark.sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES " +
+        "('delta.checkpointInterval' = '3')"
+    )
+    (1 to 7).foreach(i => spark.sql(s"INSERT INTO delta.`$path` VALUES ($i)"))
+    // A later writer, which this client's delta-spark does not know, adds its writer feature.
+    Files.write(
+      new File(path, f"_delta_log/${8}%020d.json").toPath,
+      ("""{"commitInfo":{"timestamp":1,"operation":"SET TBLPROPERTIES"}}""" + "\n" +
+        """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,""" +
+        """"writerFeatures":["appendOnly","invariants","collations-preview"]}}""" + "\n")
+        .getBytes(StandardCharsets.UTF_8)
+    )
+    age(path, through = 8, hours = 48)
+    val before = logNames(path)
+    val planned = clean(path, "RETAIN 24 HOURS DRY RUN")
+    assert(planned.nonEmpty && planned.forall(_.getAs[String]("action") == "kept"))
+    assert(planned.forall(_.getAs[String]("reason").contains("collations-preview")))
+    assert(clean(path, "RETAIN 24 HOURS").forall(_.getAs[String]("action") == "kept"))
+    assert(logNames(path) === before)
+    val e = intercept[Exception](spark.sql(s"ALTER TABLE delta.`$path` COMPACT LOG").collect())
+    assert(e.getMessage.contains("DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL"), e.getMessage)
+    assert(spark.sql(s"DESCRIBE PROTOCOL HISTORY delta.`$path`").collect().length === 9)
+  }
 }
