@@ -120,6 +120,21 @@ def test_reads_and_writes_by_path_follow_the_redirect(
     assert ids(spark, tables["wo"]) == [0, 1, 2, 3, 4, 50]
 
 
+def test_this_projects_statements_follow_the_redirect(
+    spark: SparkSession, tables: Dict[str, Any]
+) -> None:
+    """The RFC routes all queries on a READY source, this project's statements too; the
+    result says which table each acted on. The source's own log takes no more commits."""
+    source = LifecycleTable.for_path(spark, str(tables["rw"]))
+    destination = str(tables["rw_dest"])
+    history = source.protocol_history()
+    assert all(v.table.endswith(f"{destination}`") for v in history)
+    assert [v.operation for v in history][-2:] == ["WRITE", "WRITE"]  # the writes routed there
+    assert source.compact_log().table.endswith(f"{destination}`")
+    assert all(c.table.endswith(f"{destination}`") for c in source.compatibility())
+    assert source.redirect_status() is not None  # the redirect's own statement: the source
+
+
 def test_redirect_status(spark: SparkSession, tables: Dict[str, Any]) -> None:
     status = LifecycleTable.for_path(spark, str(tables["wo"])).redirect_status()
     assert status is not None and status.state == "READY" and status.mode == "WRITER ONLY"

@@ -61,6 +61,7 @@ PROTOCOL_HISTORY_COLUMNS: Tuple[str, ...] = (
     "checkpoint",
     "compactions",
     "requireCheckpointProtectionBeforeVersion",
+    "table",
 )
 
 
@@ -74,6 +75,7 @@ COMPACTION_COLUMNS: Tuple[str, ...] = (
     "actions",
     "bytesWritten",
     "inputBytes",
+    "table",
 )
 
 #: The columns of ``ALTER TABLE … DROP FEATURE``, in order.
@@ -91,6 +93,7 @@ DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
     "steps",
     "clientsGainingAccess",
     "clientsBlockedByProtection",
+    "table",
 )
 
 #: The columns of ``SET REDIRECT``, ``UNSET REDIRECT`` and ``DESCRIBE REDIRECT``, in order.
@@ -117,6 +120,7 @@ CLEANUP_COLUMNS: Tuple[str, ...] = (
     "sizeInBytes",
     "action",
     "reason",
+    "table",
 )
 
 
@@ -187,6 +191,9 @@ class ProtocolVersion:
     require_checkpoint_protection_before_version:
         The table property ``delta.requireCheckpointProtectionBeforeVersion`` at this
         version, or ``None`` when it is not set.
+    table:
+        The table the statement acted on: for a redirected table, its destination
+        (``delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -207,6 +214,7 @@ class ProtocolVersion:
     checkpoint: Optional[str]
     compactions: Tuple[str, ...]
     require_checkpoint_protection_before_version: Optional[int]
+    table: str
 
     @classmethod
     def from_row(cls, row: Row) -> "ProtocolVersion":
@@ -238,6 +246,7 @@ class ProtocolVersion:
             require_checkpoint_protection_before_version=_optional_int(
                 fields["requireCheckpointProtectionBeforeVersion"]
             ),
+            table=str(fields["table"]),
         )
 
 
@@ -266,6 +275,9 @@ class CompactionResult:
         Size of the file written (0 unless ``status`` is ``"written"``).
     input_bytes:
         Total size of the commit files the compaction stands in for.
+    table:
+        The table the statement acted on: for a redirected table, its destination
+        (``delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -282,6 +294,7 @@ class CompactionResult:
     actions: int
     bytes_written: int
     input_bytes: int
+    table: str
 
     @property
     def written(self) -> bool:
@@ -314,6 +327,7 @@ class CompactionResult:
             actions=int(fields["actions"]),
             bytes_written=int(fields["bytesWritten"]),
             input_bytes=int(fields["inputBytes"]),
+            table=str(fields["table"]),
         )
 
 
@@ -337,6 +351,9 @@ class CleanedLogFile:
         ``"deleted"``, ``"to delete"`` (dry run) or ``"kept"``.
     reason:
         Why the file was kept (checkpoint protection), else ``None``.
+    table:
+        The table the statement acted on: for a redirected table, its destination
+        (``delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -351,6 +368,7 @@ class CleanedLogFile:
     size_in_bytes: int
     action: str
     reason: Optional[str]
+    table: str
 
     @property
     def deleted(self) -> bool:
@@ -377,6 +395,7 @@ class CleanedLogFile:
             size_in_bytes=int(fields["sizeInBytes"]),
             action=str(fields["action"]),
             reason=_optional_str(fields["reason"]),
+            table=str(fields["table"]),
         )
 
 
@@ -470,6 +489,9 @@ class DropFeatureResult:
         For a fast drop: clients that could write the table without the feature but not with
         the ``checkpointProtection`` the fast drop adds; the ``TRUNCATE HISTORY`` drop
         avoids it.
+    table:
+        The table the statement acted on: for a redirected table, its destination
+        (``delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -492,6 +514,7 @@ class DropFeatureResult:
     steps: Tuple[str, ...]
     clients_gaining_access: Tuple[str, ...]
     clients_blocked_by_protection: Tuple[str, ...]
+    table: str
 
     @property
     def dropped(self) -> bool:
@@ -532,6 +555,7 @@ class DropFeatureResult:
             clients_blocked_by_protection=tuple(
                 str(c) for c in fields["clientsBlockedByProtection"]
             ),
+            table=str(fields["table"]),
         )
 
 
@@ -640,6 +664,7 @@ COMPATIBILITY_COLUMNS: Tuple[str, ...] = (
     "notDroppable",
     "writeNeedsTruncateHistory",
     "sources",
+    "table",
 )
 
 
@@ -672,6 +697,9 @@ class ClientCompatibility:
         adds: dropping for its writes must use ``TRUNCATE HISTORY``.
     sources:
         Where the entry comes from (URLs).
+    table:
+        The table the statement acted on: for a redirected table, its destination
+        (``delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -694,6 +722,7 @@ class ClientCompatibility:
     not_droppable: Tuple[str, ...]
     write_needs_truncate_history: bool
     sources: Tuple[str, ...]
+    table: str
 
     @classmethod
     def from_row(cls, row: Row) -> "ClientCompatibility":
@@ -729,4 +758,5 @@ class ClientCompatibility:
             not_droppable=names("notDroppable"),
             write_needs_truncate_history=bool(f["writeNeedsTruncateHistory"]),
             sources=names("sources"),
+            table=str(f["table"]),
         )

@@ -1,7 +1,8 @@
 """Every kind of statement once on a real standalone cluster, where the executors are other
 JVMs than the driver (issue 23): a plain Delta write in a session set up by configure_spark,
-the log statements, DROP FEATURE deletionVectors (a rewrite), and SET/UNSET REDIRECT with an
-executor JVM killed by SIGKILL in the middle of the copy. The application's REST API shows
+the log statements, DROP FEATURE deletionVectors (a rewrite), SET/UNSET REDIRECT with an
+executor JVM killed by SIGKILL in the middle of the copy, and a streaming query that keeps
+running while its source and sink are redirected and brought back. The application's REST API shows
 that the work ran as tasks on the executors; stock delta-spark and delta-rs check every
 table. ``make cluster-test`` also runs test_cluster_full.py, the full matrix.
 """
@@ -27,6 +28,7 @@ from cluster.standalone import StandaloneCluster
 from conftest import deletion_vector_table, delta_rs_ids, ids, stock_read_ids
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.config import bundled_coordinate, delta_maven_coordinate
+from streaming_redirects import StreamUnderRedirects, TableRef, difference, run_through_moves
 
 
 def jar_names(spark: SparkSession) -> List[str]:
@@ -149,3 +151,28 @@ def test_set_redirect_survives_an_executor_killed_mid_copy(
     assert stock["src"] == expected
     assert delta_rs_ids(src) == expected
 
+
+
+def test_a_streaming_query_runs_through_redirects_of_its_source_and_sink(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """tests/test_redirect_streaming_paths.py on the cluster: the query's batches, the feeder's
+    commits and the redirect copies all run on the executors."""
+    feed, orders = tmp_path / "feed", tmp_path / "orders"
+    for table in (feed, orders):
+        spark.sql(f"CREATE TABLE delta.`{table}` (id BIGINT) USING delta")
+    before = last_job_id(spark)
+    stream = StreamUnderRedirects(
+        spark, TableRef(path=str(feed)), TableRef(path=str(orders)), str(tmp_path / "ck")
+    )
+    ids_written = run_through_moves(stream, [
+        f"ALTER TABLE delta.`{orders}` SET REDIRECT TO '{tmp_path / 'orders-moved'}'",
+        f"ALTER TABLE delta.`{feed}` SET REDIRECT TO '{tmp_path / 'feed-moved'}'",
+        f"ALTER TABLE delta.`{orders}` UNSET REDIRECT",
+        f"ALTER TABLE delta.`{feed}` UNSET REDIRECT",
+    ])
+    assert stream.fed > 0 and ids_written == list(range(stream.fed)), difference(
+        ids_written, stream.fed
+    )
+    assert delta_rs_ids(orders) == ids_written
+    assert_ran_on_executors(spark, before)

@@ -29,7 +29,8 @@ case class CleanLogCommand(table: LifecycleTableRef, retainHours: Option[Long], 
         e.version,
         e.sizeInBytes,
         if (e.deleted) done else "kept",
-        e.keptBecause.orNull
+        e.keptBecause.orNull,
+        table.displayName
       )
     }
   }

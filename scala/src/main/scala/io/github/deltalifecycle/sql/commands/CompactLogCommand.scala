@@ -29,7 +29,8 @@ case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long
       outcome.commits,
       outcome.actions,
       outcome.bytesWritten,
-      outcome.inputBytes
+      outcome.inputBytes,
+      table.displayName
     ))
   }
 }

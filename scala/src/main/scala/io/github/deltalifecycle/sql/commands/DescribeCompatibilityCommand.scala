@@ -44,7 +44,8 @@ case class DescribeCompatibilityCommand(
         v.dropForWrite.map(_.feature),
         drops.filterNot(_.droppable).map(_.feature),
         v.writeNeedsTruncateHistory,
-        v.client.sources.map(_.url)
+        v.client.sources.map(_.url),
+        table.displayName
       )
     }
   }

@@ -27,7 +27,8 @@ case class DescribeProtocolHistoryCommand(table: LifecycleTableRef) extends Leaf
         v.protocol.writerFeatures.map(_.toSeq.sorted).orNull,
         if (v.checkpointKinds.isEmpty) null else v.checkpointKinds.map(_.name).mkString(","),
         v.compactions,
-        v.requireCheckpointProtectionBeforeVersion.map(Long.box).orNull
+        v.requireCheckpointProtectionBeforeVersion.map(Long.box).orNull,
+        table.displayName
       )
     }.toVector
   }

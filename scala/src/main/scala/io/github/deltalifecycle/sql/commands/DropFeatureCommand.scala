@@ -3,6 +3,7 @@ package io.github.deltalifecycle.sql.commands
 import io.github.deltalifecycle.features.compatibility.DropImpact
 import io.github.deltalifecycle.features.dropfeature.{DropFeature, DropFeatureResult, DropMode}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.routing.StatementRouting
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -22,17 +23,19 @@ case class DropFeatureCommand(
     val dropper = new DropFeature(spark, table.path, table.catalogTable, table.displayName)
     // One read of the latest version: the drop plans from it, the impact is judged on it.
     val head = dropper.log.latestHead()
-    val r = dropper.run(head, feature, truncateHistory, dryRun)
+    val r = StatementRouting.refusalsTyped("DROP FEATURE", table) {
+      dropper.run(head, feature, truncateHistory, dryRun)
+    }
     if (!dryRun)
       table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
-    Seq(DropFeatureCommand.row(r, DropImpact.of(head.protocol, r.feature)))
+    Seq(DropFeatureCommand.row(r, DropImpact.of(head.protocol, r.feature), table.displayName))
   }
 }
 
 object DropFeatureCommand {
 
   /** A drop's result as a row of [[DropFeatureStatement.schema]]. */
-  def row(r: DropFeatureResult, impact: DropImpact): Row = {
+  def row(r: DropFeatureResult, impact: DropImpact, table: String): Row = {
     def long(v: Option[Long]): Any = v.map(Long.box).orNull
     Row(
       r.feature,
@@ -48,7 +51,8 @@ object DropFeatureCommand {
       r.steps.map(s => if (s.files > 0) s"${s.description} (${s.bytes} bytes)" else s.description),
       impact.gains,
       // Only the fast drop adds checkpointProtection.
-      if (r.mode == DropMode.Fast) impact.protectionBlocksWrites else Nil
+      if (r.mode == DropMode.Fast) impact.protectionBlocksWrites else Nil,
+      table
     )
   }
 }

@@ -4,6 +4,7 @@ import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.features.compaction.LogMaintenance
 import io.github.deltalifecycle.sql.DeltaLifecycleSparkSessionExtension
+import io.github.deltalifecycle.sql.streaming.RoutedDeltaSink
 import org.apache.hadoop.fs.Path
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
@@ -80,6 +81,7 @@ object DeltaWriteTargets {
       case sink: DeltaSink => sink.productIterator.collectFirst { case p: Path => p }.foreach(p =>
           addPath(p.toString)
         )
+      case routed: RoutedDeltaSink => routed.lastSink.foreach(visit(_, depth))
       case save: SaveIntoDataSourceCommand if save.dataSource.isInstanceOf[DeltaDataSource] =>
         save.options.get("path").foreach(addPath)
       case _: Expression | _: String | _: Map[_, _] => // neither holds a table

@@ -18,7 +18,9 @@ object CleanLogStatement {
     StructField("version", LongType, nullable = false),
     StructField("sizeInBytes", LongType, nullable = false),
     StructField("action", StringType, nullable = false),
-    StructField("reason", StringType)
+    StructField("reason", StringType),
+    // Which table the statement acted on: the destination when the named table is redirected.
+    StructField("table", StringType, nullable = false)
   ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)

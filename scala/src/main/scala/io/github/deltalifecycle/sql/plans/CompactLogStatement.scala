@@ -21,7 +21,9 @@ object CompactLogStatement {
     StructField("commits", IntegerType, nullable = false),
     StructField("actions", IntegerType, nullable = false),
     StructField("bytesWritten", LongType, nullable = false),
-    StructField("inputBytes", LongType, nullable = false)
+    StructField("inputBytes", LongType, nullable = false),
+    // Which table the statement acted on: the destination when the named table is redirected.
+    StructField("table", StringType, nullable = false)
   ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)

@@ -29,7 +29,9 @@ object DescribeCompatibilityStatement {
     StructField("dropForWrite", names, nullable = false),
     StructField("notDroppable", names, nullable = false),
     StructField("writeNeedsTruncateHistory", BooleanType, nullable = false),
-    StructField("sources", names, nullable = false)
+    StructField("sources", names, nullable = false),
+    // Which table the statement acted on: the destination when the named table is redirected.
+    StructField("table", StringType, nullable = false)
   ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)

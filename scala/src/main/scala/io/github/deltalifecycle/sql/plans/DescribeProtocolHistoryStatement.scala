@@ -23,7 +23,9 @@ object DescribeProtocolHistoryStatement {
     StructField("writerFeatures", ArrayType(StringType, containsNull = false)),
     StructField("checkpoint", StringType),
     StructField("compactions", ArrayType(StringType, containsNull = false), nullable = false),
-    StructField("requireCheckpointProtectionBeforeVersion", LongType)
+    StructField("requireCheckpointProtectionBeforeVersion", LongType),
+    // Which table the statement acted on: the destination when the named table is redirected.
+    StructField("table", StringType, nullable = false)
   ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)

@@ -37,7 +37,9 @@ object DropFeatureStatement {
       "clientsBlockedByProtection",
       ArrayType(StringType, containsNull = false),
       nullable = false
-    )
+    ),
+    // Which table the statement acted on: the destination when the named table is redirected.
+    StructField("table", StringType, nullable = false)
   ))
 
   def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)

@@ -77,7 +77,7 @@ object SessionRouting extends Logging {
    */
   def routeOpened(
       spark: SparkSession,
-      deltaLog: DeltaLog,
+      deltaLog: => DeltaLog,
       opened: => (Long, Protocol, Metadata),
       timeTravel: Boolean,
       path: Path,
@@ -89,7 +89,7 @@ object SessionRouting extends Logging {
 
   private def openedWithoutRedirect(
       spark: SparkSession,
-      deltaLog: DeltaLog,
+      deltaLog: => DeltaLog,
       opened: => (Long, Protocol, Metadata),
       timeTravel: Boolean,
       path: Path

@@ -1,0 +1,92 @@
+"""Tables by name in Spark's own Hive metastore (enableHiveSupport(), Derby in a folder of the
+module's own), where users keep them: a redirect and a feature drop by name, this project's
+statements following the redirect, and what Spark's Hive session changes for path access
+(docs/redirection.md, docs/spark-lines.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.errors import PySparkException
+from pyspark.sql import SparkSession
+
+from conftest import condition_of, delta_rs_ids
+from delta_lifecycle import LifecycleTable
+from delta_lifecycle.errors import InvalidRedirectError, translate_errors
+
+
+@pytest.fixture(scope="module")
+def spark(hive_spark: SparkSession) -> SparkSession:
+    assert hive_spark.conf.get("spark.sql.catalogImplementation") == "hive"
+    hive_spark.sql("CREATE DATABASE IF NOT EXISTS shop")
+    return hive_spark
+
+
+def names(spark: SparkSession, table: str) -> list[int]:
+    return sorted(int(r[0]) for r in spark.sql(f"SELECT id FROM {table}").collect())
+
+
+def test_a_redirect_by_name_routes_every_statement_and_comes_back(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    spark.sql("CREATE TABLE shop.orders (id BIGINT) USING delta")
+    spark.sql("INSERT INTO shop.orders VALUES (1), (2), (3)")
+    dest = tmp_path / "orders-moved"
+    spark.sql(f"ALTER TABLE shop.orders SET REDIRECT TO '{dest}'")
+
+    spark.sql("INSERT INTO shop.orders VALUES (4)")
+    spark.sql("UPDATE shop.orders SET id = 30 WHERE id = 3")
+    spark.sql("MERGE INTO shop.orders t USING (SELECT 5L AS id) s ON t.id = s.id "
+              "WHEN NOT MATCHED THEN INSERT *")
+    assert names(spark, "shop.orders") == [1, 2, 4, 5, 30]
+    assert delta_rs_ids(dest) == [1, 2, 4, 5, 30]  # the rows are at the destination
+
+    # This project's statements act on the destination too, and say so.
+    table = LifecycleTable.for_name(spark, "shop.orders")
+    assert all(v.table.startswith("delta.`") and v.table.endswith(f"{dest.name}`")
+               for v in table.protocol_history())
+    assert table.compact_log().table.endswith(f"{dest.name}`")
+
+    spark.sql("ALTER TABLE shop.orders UNSET REDIRECT")
+    assert names(spark, "shop.orders") == [1, 2, 4, 5, 30]
+    location = spark.sql("DESCRIBE DETAIL shop.orders").collect()[0]["location"]
+    assert delta_rs_ids(Path(location.removeprefix("file:"))) == [1, 2, 4, 5, 30]
+
+
+def test_drop_feature_by_name(spark: SparkSession) -> None:
+    spark.sql("CREATE TABLE shop.events (id BIGINT) USING delta "
+              "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    spark.sql("INSERT INTO shop.events SELECT /*+ COALESCE(1) */ id FROM range(10)")
+    spark.sql("DELETE FROM shop.events WHERE id = 3")
+    result = LifecycleTable.for_name(spark, "shop.events").drop_feature("deletionVectors")
+    assert result.status == "dropped" and result.table == "spark_catalog.shop.events"
+    features = spark.sql("DESCRIBE DETAIL shop.events").collect()[0]["tableFeatures"]
+    assert "deletionVectors" not in features
+    location = spark.sql("DESCRIBE DETAIL shop.events").collect()[0]["location"]
+    assert delta_rs_ids(Path(location.removeprefix("file:"))) == [i for i in range(10) if i != 3]
+
+
+def test_path_access_in_a_hive_session(spark: SparkSession, tmp_path: Path) -> None:
+    """Spark's Hive session drops the rules extensions inject before table resolution
+    (SPARK-59081): writes by path and reads of a writer-only source by path are routed on what
+    delta-spark built; a reader-writer source read by path is refused by delta-spark itself.
+    Redirect property changes by hand are still intercepted (through the parser)."""
+    for mode in ("WRITER ONLY", "READER WRITER"):
+        path = tmp_path / mode.replace(" ", "-").lower()
+        spark.range(3).write.format("delta").save(str(path))
+        spark.sql(f"ALTER TABLE delta.`{path}` SET REDIRECT {mode} TO '{path}-moved'")
+        spark.range(3, 4).write.format("delta").mode("append").save(str(path))
+        assert delta_rs_ids(Path(f"{path}-moved")) == [0, 1, 2, 3]
+        assert names(spark, f"delta.`{path}`") == [0, 1, 2, 3]
+        if mode == "WRITER ONLY":
+            assert spark.read.format("delta").load(str(path)).count() == 4
+        else:
+            with pytest.raises(PySparkException) as refused:
+                spark.read.format("delta").load(str(path)).count()
+            assert condition_of(refused.value) == "DELTA_UNSUPPORTED_FEATURES_FOR_READ"
+
+    with pytest.raises(InvalidRedirectError), translate_errors():
+        spark.sql(f"ALTER TABLE delta.`{tmp_path / 'writer-only'}` SET TBLPROPERTIES "
+                  "('delta.redirectWriterOnly' = 'not json')").collect()
