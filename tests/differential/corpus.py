@@ -19,7 +19,7 @@ import json
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from delta.tables import DeltaTable
 from pyspark.sql import DataFrame, DataFrameWriter, Row, SparkSession
@@ -85,6 +85,7 @@ class TableRef:
 
 Setup = Callable[[SparkSession, TableRef], None]
 Run = Callable[[SparkSession, TableRef], Any]
+Expectation = Union[None, str, Dict[str, Optional[str]]]
 
 
 @dataclass(frozen=True)
@@ -96,16 +97,18 @@ class Operation:
     #: redirected run needs a table to redirect, and uses :func:`basic_table` then.
     setup: Optional[Setup]
     #: The error condition (or, without one, the exception class) stock delta-spark gives on
-    #: the primary line, ``None`` when it succeeds; the suite checks it, so that two equal
-    #: failures of the harness itself never pass as agreement.
-    fails: Optional[str]
+    #: the primary line, ``None`` when it succeeds, or one of those by kind of reference
+    #: (``{"name": ..., "path": ...}``); the suite checks it, so that two equal failures of
+    #: the harness itself never pass as agreement.
+    fails: Expectation
     #: The same on Spark 3.5 (delta-spark 3.3), where it differs.
-    fails_on_35: Optional[str]
+    fails_on_35: Expectation
     #: Part of the slice CI runs (the whole corpus runs with DELTA_LIFECYCLE_FULL_MATRIX=1).
     ci: bool
 
-    def expected_failure(self, on_spark_35: bool) -> Optional[str]:
-        return self.fails_on_35 if on_spark_35 else self.fails
+    def expected_failure(self, on_spark_35: bool, kind: str) -> Optional[str]:
+        expected = self.fails_on_35 if on_spark_35 else self.fails
+        return expected.get(kind) if isinstance(expected, dict) else expected
 
 
 OPERATIONS: List[Operation] = []
@@ -115,8 +118,8 @@ _SAME = "<same as the primary line>"
 def operation(
     category: str,
     setup: Optional[Setup] = None,
-    fails: Optional[str] = None,
-    fails_on_35: Optional[str] = _SAME,
+    fails: Expectation = None,
+    fails_on_35: Expectation = _SAME,
     ci: bool = False,
 ) -> Callable[[Run], Run]:
     def register(run: Run) -> Run:
@@ -297,7 +300,7 @@ def insert_by_name(spark: SparkSession, t: TableRef) -> Any:
     return sql(spark, f"INSERT INTO {t.sql} BY NAME SELECT 'w' AS value, 13 AS key")
 
 
-@operation("dml", basic_table, fails="INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS")
+@operation("dml", basic_table, fails="DELTA_INSERT_COLUMN_ARITY_MISMATCH")
 def insert_too_few_columns(spark: SparkSession, t: TableRef) -> Any:
     return sql(spark, f"INSERT INTO {t.sql} VALUES (14)")
 
@@ -357,7 +360,7 @@ def df_append_merge_schema(spark: SparkSession, t: TableRef) -> Any:
     return table_rows(spark, t)
 
 
-@operation("dml", basic_table, fails="_LEGACY_ERROR_TEMP_DELTA_0007")
+@operation("dml", basic_table, fails="DELTA_METADATA_MISMATCH")
 def df_append_schema_mismatch(spark: SparkSession, t: TableRef) -> Any:
     df = spark.createDataFrame([(45, "m", 1.5)], BASIC_COLUMNS + ", extra DOUBLE")
     t.save(df.write.format("delta").mode("append"))
@@ -459,7 +462,7 @@ def create_partitioned_as_select_with_properties(spark: SparkSession, t: TableRe
     return sql(spark, f"SHOW TBLPROPERTIES {t.sql}")
 
 
-@operation("ddl", basic_table, fails="DELTA_TABLE_ALREADY_EXISTS")
+@operation("ddl", basic_table, fails={"name": "TABLE_OR_VIEW_ALREADY_EXISTS", "path": "DELTA_TABLE_ALREADY_EXISTS"})
 def create_table_as_select_existing(spark: SparkSession, t: TableRef) -> Any:
     return sql(spark, f"CREATE TABLE {t.sql} USING delta AS {CTAS_QUERY}")
 
