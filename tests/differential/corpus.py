@@ -350,7 +350,9 @@ def df_overwrite(spark: SparkSession, t: TableRef) -> Any:
     return table_rows(spark, t)
 
 
-@operation("dml", partitioned_table, ci=True)
+# delta-spark 3.3 cannot overwrite a table by name with a condition (saveAsTable goes through
+# Spark's V2 OverwriteByExpression, which its table does not support).
+@operation("dml", partitioned_table, fails_on_35={"name": "_LEGACY_ERROR_TEMP_1113", "path": None}, ci=True)
 def df_replace_where(spark: SparkSession, t: TableRef) -> Any:
     df = spark.createDataFrame([(42, "rw", "y")], BASIC_COLUMNS + ", part STRING")
     t.save(df.write.format("delta").mode("overwrite").option("replaceWhere", "part = 'y'"))

@@ -66,12 +66,18 @@ def start_session(kind: str, root: Path, conf: Dict[str, str]) -> SparkSession:
     for key, value in {**conf, **LOCAL_CONF, **hive_metastore_conf(root)}.items():
         builder = builder.config(key, value)
     if kind == "stock":
-        from delta import configure_spark_with_delta_pip
+        # The delta-spark release the extension session runs with: configure_spark takes the
+        # one the line's jar is built against, which may be another patch than pip's
+        # delta-spark (3.3.3 against 3.3.2 on Spark 3.5), as configure_spark_with_delta_pip
+        # would take.
+        from delta_lifecycle.config import delta_maven_coordinate
 
-        builder = builder.config("spark.sql.extensions", STOCK_EXTENSION).config(
-            "spark.sql.catalog.spark_catalog", STOCK_CATALOG
+        builder = (
+            builder.config("spark.jars.packages", delta_maven_coordinate())
+            .config("spark.sql.extensions", STOCK_EXTENSION)
+            .config("spark.sql.catalog.spark_catalog", STOCK_CATALOG)
         )
-        spark = configure_spark_with_delta_pip(builder).getOrCreate()
+        spark = builder.getOrCreate()
     else:
         from delta_lifecycle import configure_spark
 
