@@ -7,8 +7,9 @@ session set up by ``configure_spark``, each with its own Hive metastore on Derby
 repetition and each operation, by name and by path, the coordinator asks one process and
 then the other (the order alternates between repetitions, and only one process works at a
 time): each sets up a fresh table with the operation's setup and times the operation alone.
-The first repetition is a warm-up and is not counted. Both sessions must fail or succeed
-alike on every operation (the differential suite checks the rest).
+The first repetition is a warm-up and is not counted. Each timing records the error the
+operation gave, if any, and the machine's load; a disagreement between the sessions is
+printed (the differential suite is where they are compared).
 
     python bench/differential.py [repetitions] [operation ...]
 
@@ -97,7 +98,8 @@ def measure(ops: List[str], repetitions: int) -> List[Dict[str, Any]]:
                 for kind in KINDS:
                     answers = {s: servers[s].time(op, kind, f"r{rep}") for s in order}
                     errors = {s: a["error"] for s, a in answers.items()}
-                    assert len(set(errors.values())) == 1, f"{op} by {kind}: {errors}"
+                    if len(set(errors.values())) > 1:
+                        print(f"{op} by {kind}: the sessions disagree: {errors}", flush=True)
                     for s, a in answers.items():
                         rows.append({"session": s, "operation": op, "kind": kind,
                                      "repetition": rep, "seconds": a["seconds"],
