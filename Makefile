@@ -22,6 +22,8 @@
 #   make compat-matrix  install, then check every runnable client against the capability file
 #                   (docs/compatibility.md)
 #   make compat-readme  re-render the README's compatibility matrix from the capability file
+#   make differential  install, then the whole differential corpus, stock delta-spark against
+#                   this extension, plain and redirected (docs/differential.md; CI runs a slice)
 #   make cluster-test  install, then the full cluster suite on a standalone cluster on 127.0.0.1
 #                   (tests/cluster/, docs/cluster.md; CI runs tests/cluster/test_cluster.py)
 #   make objectstore  start a local S3-compatible server (MinIO) and print its settings
@@ -54,7 +56,7 @@ VENV_PY := $(VENV)/bin/python
 SBT := build/sbt
 
 .PHONY: jar jar-all-lines jars wheel smoke-lines test-all-lines venv install typecheck fmt fmt-check \
-	test pytest demo bench reliability compat-matrix compat-readme \
+	test pytest demo bench reliability differential compat-matrix compat-readme \
 	objectstore objectstore-test cluster-test clean-jar
 
 jar:
@@ -102,7 +104,8 @@ smoke-lines: venv
 # every line.
 PRIMARY_ONLY_MODULES := test_versions test_spark_submit test_connect test_typecheck \
 	test_compatibility_clients test_spark_lines
-LINE_PYTEST_MODULES ?= $(filter-out $(PRIMARY_ONLY_MODULES:%=tests/%.py),$(wildcard tests/test_*.py))
+LINE_PYTEST_MODULES ?= $(filter-out $(PRIMARY_ONLY_MODULES:%=tests/%.py),$(wildcard tests/test_*.py)) \
+	tests/differential/test_differential.py
 
 # The full Scala suites on every line, the smoke suites, then the Python suites on every line but
 # the primary one, each in its line's venv (tests/pytest_on_line.py), and there every feature the
@@ -186,12 +189,18 @@ bench: install
 	$(VENV_PY) bench/redirect_copy.py
 	$(VENV_PY) bench/plot_redirect_copy.py
 	$(VENV_PY) bench/on_cluster.py
+	$(VENV_PY) bench/differential.py 5
 
 # CI runs these at a size that fits its budget; this runs all of them (about an hour).
 reliability: install
 	DELTA_LIFECYCLE_FULL_MATRIX=1 $(SBT) "lifecycle/testOnly *ConformanceSuite"
 	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest -q -s tests/test_drop_feature_crashes.py \
 		tests/test_redirect_crashes.py tests/test_log_crashes.py tests/test_concurrent_writers.py tests/test_bad_input.py
+
+# The whole differential corpus on the primary line (CI runs the operations marked ci); on
+# another line: python tests/pytest_on_line.py 3.5 tests/differential.
+differential: install
+	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest -q tests/differential
 
 # MinIO is built from its Go module on first use (4 to 10 minutes) and cached outside the
 # repository; tests/objectstore/server.py says where. CI runs only tests/objectstore/test_smoke.py.

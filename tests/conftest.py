@@ -28,6 +28,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 
 from delta_lifecycle import configure_spark  # noqa: E402
 from metastore import hive_metastore_conf  # noqa: E402
+from spark_errors import condition_of  # noqa: E402,F401  (re-exported to the tests)
 from deltalake import DeltaTable  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -46,14 +47,6 @@ FULL_MATRIX = os.environ.get("DELTA_LIFECYCLE_FULL_MATRIX") == "1"
 #: tests assert each line's own behaviour (docs/spark-lines.md, "Known differences between
 #: lines").
 ON_SPARK_35 = pyspark.__version__.startswith("3.5.")
-
-
-def condition_of(error: PySparkException) -> Optional[str]:
-    """The error's condition, as the session's pyspark names the getter (``getCondition`` from
-    pyspark 4, ``getErrorClass`` in 3.5)."""
-    if hasattr(error, "getCondition"):
-        return error.getCondition()
-    return error.getErrorClass()  # type: ignore[no-any-return]
 
 
 def pyspark_error(message: str, condition: str) -> PySparkException:

@@ -1,0 +1,173 @@
+"""The differential suite (issue 31): a session with this extension does everything a stock
+delta-spark session does, with the same results and the same errors.
+
+Two processes run the corpus (corpus.py) at the same time through runner.py, each with a Hive
+metastore of its own: stock delta-spark (its extension and catalog only) and a session set up
+by ``configure_spark``. Every operation runs on a table of its own, by name and by path:
+
+- ``plain``: the same operation on the same history in both sessions;
+- ``redirected``: the extension session runs it on a redirected source, stock delta-spark on
+  a copy of that redirect's destination (the plain table the redirect stands for).
+
+Each (variant, reference, operation) is one test, which compares the two normalized results
+(normalize.py) and prints every difference. CI runs the operations marked ``ci``;
+``DELTA_LIFECYCLE_FULL_MATRIX=1`` runs the whole corpus. docs/differential.md says more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+import pytest
+
+from conftest import FULL_MATRIX, ON_SPARK_35, SESSION_CONF
+from differential.corpus import OPERATIONS, Operation, by_name
+from differential.runner import read_results
+
+RUNNER = Path(__file__).resolve().parent / "runner.py"
+#: ``DELTA_LIFECYCLE_DIFFERENTIAL_OPS=op,op,...`` runs only those operations (to look at one).
+CHOSEN = os.environ.get("DELTA_LIFECYCLE_DIFFERENTIAL_OPS")
+OPS = [by_name(name) for name in CHOSEN.split(",")] if CHOSEN else [
+    op for op in OPERATIONS if FULL_MATRIX or op.ci
+]
+REFS = ("name", "path")
+#: ``DELTA_LIFECYCLE_DIFFERENTIAL_VARIANTS=plain`` (or ``redirected``) runs one variant only.
+VARIANTS = tuple(
+    os.environ.get("DELTA_LIFECYCLE_DIFFERENTIAL_VARIANTS", "plain,redirected").split(",")
+)
+SESSIONS = ("stock", "extension")
+RUN_TIMEOUT_SECONDS = 4 * 3600 if FULL_MATRIX else 1200
+
+
+def run_sessions(root: Path) -> Dict[str, Dict[str, Any]]:
+    """Both runs at once (the stock run waits for the extension run's copies of the redirect
+    destinations where it needs them); their outputs by session."""
+    processes = {}
+    for session in SESSIONS:
+        folder = root / session
+        folder.mkdir()
+        spec = {
+            "session": session,
+            "root": str(folder),
+            "conf": SESSION_CONF,
+            "ops": [op.name for op in OPS],
+            "refs": list(REFS),
+            "variants": list(VARIANTS),
+            "out": str(root / f"{session}.jsonl"),
+            "copies_root": str(root / "stock"),
+        }
+        (root / f"{session}-spec.json").write_text(json.dumps(spec))
+        log = open(root / f"{session}.log", "w")
+        processes[session] = subprocess.Popen(
+            [sys.executable, str(RUNNER), "batch", str(root / f"{session}-spec.json")],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: its JVM stops with it
+        )
+    outputs = {}
+    for session, process in processes.items():
+        try:
+            code = process.wait(timeout=RUN_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            for other in processes.values():
+                if other.poll() is None:
+                    os.killpg(other.pid, signal.SIGKILL)
+            raise
+        log_tail = (root / f"{session}.log").read_text()[-4000:]
+        assert code == 0, f"the {session} run failed:\n{log_tail}"
+        outputs[session] = read_results(root / f"{session}.jsonl")
+    return outputs
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Dict[str, Any]]]:
+    yield run_sessions(tmp_path_factory.mktemp("differential"))
+
+
+# ---- comparison ---------------------------------------------------------------------------
+
+
+def comparable(record: Dict[str, Any]) -> Dict[str, Any]:
+    """A record without what is not compared: the time each step took, error messages."""
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("timing", "message")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    stripped: Dict[str, Any] = strip(record)
+    return stripped
+
+
+def differences(stock: Any, extension: Any, where: str = "") -> List[str]:
+    """Every place where the two values differ, as ``where: stock ... / extension ...``."""
+    if isinstance(stock, dict) and isinstance(extension, dict):
+        found = []
+        for k in sorted(set(stock) | set(extension)):
+            if k not in extension:
+                found.append(f"{where}/{k}: only stock has it: {json.dumps(stock[k])[:400]}")
+            elif k not in stock:
+                found.append(f"{where}/{k}: only the extension has it: {json.dumps(extension[k])[:400]}")
+            else:
+                found += differences(stock[k], extension[k], f"{where}/{k}")
+        return found
+    if isinstance(stock, list) and isinstance(extension, list) and len(stock) == len(extension):
+        return [d for i, (s, e) in enumerate(zip(stock, extension)) for d in differences(s, e, f"{where}[{i}]")]
+    if stock != extension:
+        return [f"{where}:\n    stock:     {json.dumps(stock)[:600]}\n    extension: {json.dumps(extension)[:600]}"]
+    return []
+
+
+def outcome(record: Dict[str, Any]) -> Optional[str]:
+    """The condition (or exception class) the operation or its setup failed with, or None."""
+    error = record.get("setup_error") or record.get("error")
+    return None if error is None else (error["condition"] or error["class"])
+
+
+def messages(record: Dict[str, Any]) -> str:
+    error = record.get("setup_error") or record.get("redirect_error") or record.get("error")
+    return "" if error is None else f"{error['class']}: {error['message']}"
+
+
+CASES: List[Tuple[str, str, Operation]] = [(v, k, op) for v in VARIANTS for k in REFS for op in OPS]
+
+
+@pytest.mark.parametrize(
+    "variant,kind,op", CASES, ids=[f"{v}-{k}-{op.name}" for v, k, op in CASES]
+)
+def test_same_as_stock(
+    runs: Dict[str, Dict[str, Any]], variant: str, kind: str, op: Operation
+) -> None:
+    key = f"{variant}/{kind}/{op.name}"
+    stock, extension = (runs[s]["results"][key] for s in SESSIONS)
+    if variant == "plain":
+        # The operation itself does what it is written to do in stock delta-spark.
+        assert outcome(stock) == op.expected_failure(ON_SPARK_35, kind), messages(stock)
+    found = differences(comparable(stock), comparable(extension))
+    assert not found, (
+        f"{key}: {len(found)} difference(s) from stock delta-spark\n" + "\n".join(found)
+        + f"\nstock error: {messages(stock)}\nextension error: {messages(extension)}"
+    )
+
+
+def test_sessions_are_what_they_claim(runs: Dict[str, Dict[str, Any]]) -> None:
+    assert "DeltaLifecycle" not in runs["stock"]["extensions"]
+    assert runs["stock"]["catalog"] == "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+    assert "DeltaLifecycle" in runs["extension"]["extensions"]
+    assert runs["extension"]["catalog"] == "io.github.deltalifecycle.sql.LifecycleCatalog"
+
+
+def test_the_corpus_covers_the_issue() -> None:
+    assert len(OPERATIONS) >= 60
+    assert len({op.name for op in OPERATIONS}) == len(OPERATIONS)
+    categories = {op.category for op in OPERATIONS}
+    assert categories == {"dml", "ddl", "history", "python-api", "streaming"}
+    # The CI slice has every category.
+    assert {op.category for op in OPERATIONS if op.ci} == categories
