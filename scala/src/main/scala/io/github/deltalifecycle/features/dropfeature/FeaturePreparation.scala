@@ -158,7 +158,10 @@ object FeaturePreparation {
     def run(): Unit = {
       if (!feature.validateRemoval(table, table.update())) {
         unsetProperty(table, property, spark)
-        reorg(table, ReorgShim.purge, spark)
+        // delta-spark's REORG (its OPTIMIZE) lists every file of the table on the driver, which
+        // a table of millions of files cannot hold; counted in a distributed job first, a table
+        // without deletion vectors gives it nothing to rewrite, so it does not run.
+        if (DeltaState.load(table.update()).filesWithDv > 0) reorg(table, ReorgShim.purge, spark)
       }
       if (DeltaShim.generatesDvTombstones) commitDvTombstones(table)
     }
