@@ -1,23 +1,31 @@
-"""Benchmark (issue 15): the driver heap each operation needs on a table of millions of files,
-this extension against stock delta-spark.
+"""Benchmark (issues 15 and 34): the time and heap each statement needs on a table of millions
+of files at a small driver, this extension against stock delta-spark's comparable statement.
 
-The tables are "log only": version 0 is a Spark ``CREATE TABLE`` with deletion vectors
-enabled, version 1 one commit adding N files (written by a Spark job, so building a table of
-millions of files does not need the memory being measured) with delta-spark's checkpoint of
-it, version 2 one property change, then 50 small commits of one added file each (as a
-writer's appends leave them after a checkpoint); no data file exists, which no operation measured
-here reads (the query is a ``count(*)``, which delta-spark answers from the log's statistics).
-The tables are cached under ``bench/work/memory``.
+The tables are "log only": a checkpoint at version 10 holding N ``add`` actions (with
+statistics, as delta-spark 4.4 writes them: JSON and parsed), the commit of version 10, and 50
+small commits after it (one added file each, as a writer's appends leave them); the commits
+before version 10 are gone, as after a log cleanup. The log is written directly: the
+checkpoint by one Spark job (in the schema delta-spark wrote for the same table's version 0),
+so building a table of ten million files takes minutes and none of the memory measured. No
+data file exists; no statement measured reads one. Two layouts:
 
-Each operation runs in its own JVM (subprocess) with ``spark.driver.memory`` set to each
-heap in ``--heaps`` (local mode: the executors share that heap, as a small cluster's driver
-does not, so these figures are upper bounds). The JVM reports whether the operation
-finished, its wall time, and the peak heap used after the last full GC before the end.
+- ``files-N``: the data files' paths are relative to the table root (a table as writers
+  leave it). Every statement but the redirect ones runs on it.
+- ``elsewhere-N``: the data files' paths are absolute, outside the table root (as a shallow
+  clone's). SET REDIRECT copies the log and leaves such files where they are, so it runs
+  here: ten million real files do not fit this machine's inodes twice.
 
-    python bench/driver_memory.py [--files 1000000 3000000] [--heaps 512m 1g 2g]
+Each statement runs in its own JVM (subprocess) with ``spark.driver.memory`` set to each heap
+in ``--heaps``, in ``local[2]`` (the tasks share the driver's heap), on a fresh copy of the
+table; a statement's ``setup`` runs first, in a JVM of its own, untimed. The JVM reports the
+statement's outcome, its wall time and the heap pools' peak usage during it.
+
+    python bench/driver_memory.py [--files 1000000 3000000 10000000] [--heaps 1g]
+        [--only NAME ...] [--append]
 
 writes bench/results/driver-memory.csv and, through bench/plot_driver_memory.py,
-driver-memory.png.
+driver-memory.png. To add a statement (for example SET REDIRECT ... DRY RUN once the parser
+has it), add a ``Statement`` to ``STATEMENTS``.
 """
 
 from __future__ import annotations
@@ -25,196 +33,358 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
 WORK = ROOT / "work" / "memory"
 RESULTS = ROOT / "results"
 
-#: (engine, operation name, SQL with {t} for the table)
-OPERATIONS = [
-    ("stock", "DESCRIBE DETAIL", "DESCRIBE DETAIL {t}"),
-    ("stock", "DESCRIBE HISTORY", "DESCRIBE HISTORY {t}"),
-    ("stock", "SET TBLPROPERTIES", "ALTER TABLE {t} SET TBLPROPERTIES ('bench.n' = '1')"),
-    ("stock", "SELECT count(*)", "SELECT count(*) FROM {t}"),
-    ("delta-lifecycle", "DESCRIBE PROTOCOL HISTORY", "DESCRIBE PROTOCOL HISTORY {t}"),
-    ("delta-lifecycle", "DROP FEATURE deletionVectors DRY RUN",
-     "ALTER TABLE {t} DROP FEATURE deletionVectors DRY RUN"),
-    ("delta-lifecycle", "COMPACT LOG", "ALTER TABLE {t} COMPACT LOG"),
-    ("delta-lifecycle", "CLEAN LOG DRY RUN", "ALTER TABLE {t} CLEAN LOG DRY RUN"),
-    ("delta-lifecycle", "DESCRIBE REDIRECT", "DESCRIBE REDIRECT {t}"),
-    ("delta-lifecycle", "SELECT count(*) (routed)", "SELECT count(*) FROM {t}"),
-    ("delta-lifecycle", "SET TBLPROPERTIES", "ALTER TABLE {t} SET TBLPROPERTIES ('bench.n' = '1')"),
+#: The checkpoint's version; the small commits follow it.
+CHECKPOINT_VERSION = 10
+SMALL_COMMITS = 50
+
+STOCK = "stock"
+LIFECYCLE = "delta-lifecycle"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One measured statement. ``sql`` runs in order, timed together, with ``{t}`` for the
+    table and ``{dest}`` for a fresh location; a statement in ``expected_errors`` may fail with
+    that condition (the first run of a TRUNCATE HISTORY drop stops with one). ``setup`` runs
+    before, untimed, in a JVM of its own. ``comparable``: the stock statement this one is
+    compared with (same engine's name for stock's own rows)."""
+
+    engine: str
+    name: str
+    sql: Sequence[str]
+    comparable: str = ""
+    layout: str = "files"
+    setup: Sequence[str] = ()
+    expected_errors: Sequence[str] = ()
+    # The longest a run may take before it counts as hung.
+    timeout_s: int = 3 * 3600
+
+
+# The truncation retention a TRUNCATE HISTORY statement sets first, so its second run drops
+# (the same for stock and this extension).
+NO_RETENTION = ("ALTER TABLE {t} SET TBLPROPERTIES "
+                "('delta.dropFeatureTruncateHistory.retentionDuration' = '0 hours')")
+DV = "deletionVectors"
+# A client that reads every feature of the table but deletion vectors.
+CLIENT = "deltalake-0.25"
+
+STATEMENTS: List[Statement] = [
+    # stock delta-spark, in a session without this extension
+    Statement(STOCK, "DESCRIBE DETAIL", ["DESCRIBE DETAIL {t}"]),
+    Statement(STOCK, "DESCRIBE HISTORY", ["DESCRIBE HISTORY {t}"]),
+    Statement(STOCK, "SET TBLPROPERTIES", ["ALTER TABLE {t} SET TBLPROPERTIES ('bench.n' = '1')"]),
+    Statement(STOCK, f"DROP FEATURE {DV}", [f"ALTER TABLE {{t}} DROP FEATURE {DV}"]),
+    Statement(STOCK, f"DROP FEATURE {DV} TRUNCATE HISTORY",
+              [f"ALTER TABLE {{t}} DROP FEATURE {DV} TRUNCATE HISTORY"] * 2,
+              setup=[NO_RETENTION],
+              expected_errors=["DELTA_FEATURE_DROP_WAIT_FOR_RETENTION_PERIOD"]),
+    Statement(STOCK, "SHALLOW CLONE", ["CREATE TABLE delta.`{dest}` SHALLOW CLONE {t}"],
+              layout="elsewhere"),
+    # this extension
+    Statement(LIFECYCLE, "DESCRIBE PROTOCOL HISTORY", ["DESCRIBE PROTOCOL HISTORY {t}"],
+              "DESCRIBE HISTORY"),
+    Statement(LIFECYCLE, "CLEAN LOG RETAIN 0 HOURS DRY RUN",
+              ["ALTER TABLE {t} CLEAN LOG RETAIN 0 HOURS DRY RUN"], "DESCRIBE HISTORY"),
+    Statement(LIFECYCLE, "COMPACT LOG", ["ALTER TABLE {t} COMPACT LOG"], "DESCRIBE HISTORY"),
+    Statement(LIFECYCLE, "DESCRIBE REDIRECT", ["DESCRIBE REDIRECT {t}"], "DESCRIBE HISTORY"),
+    Statement(LIFECYCLE, "DESCRIBE DETAIL", ["DESCRIBE DETAIL {t}"], "DESCRIBE DETAIL"),
+    Statement(LIFECYCLE, "SET TBLPROPERTIES",
+              ["ALTER TABLE {t} SET TBLPROPERTIES ('bench.n' = '1')"], "SET TBLPROPERTIES"),
+    Statement(LIFECYCLE, f"DROP FEATURE {DV} DRY RUN",
+              [f"ALTER TABLE {{t}} DROP FEATURE {DV} DRY RUN"], "DESCRIBE DETAIL"),
+    Statement(LIFECYCLE, f"DROP FEATURE {DV}", [f"ALTER TABLE {{t}} DROP FEATURE {DV}"],
+              f"DROP FEATURE {DV}"),
+    Statement(LIFECYCLE, f"DROP FEATURE {DV} TRUNCATE HISTORY DRY RUN",
+              [f"ALTER TABLE {{t}} DROP FEATURE {DV} TRUNCATE HISTORY DRY RUN"],
+              "DESCRIBE DETAIL"),
+    Statement(LIFECYCLE, f"DROP FEATURE {DV} TRUNCATE HISTORY",
+              [f"ALTER TABLE {{t}} DROP FEATURE {DV} TRUNCATE HISTORY"] * 2,
+              f"DROP FEATURE {DV} TRUNCATE HISTORY", setup=[NO_RETENTION],
+              expected_errors=["DELTA_LIFECYCLE_DROP_FEATURE_WAIT"]),
+    Statement(LIFECYCLE, "DROP FEATURES FOR CLIENT DRY RUN",
+              [f"ALTER TABLE {{t}} DROP FEATURES FOR CLIENT '{CLIENT}' DRY RUN"],
+              "DESCRIBE DETAIL"),
+    Statement(LIFECYCLE, "DROP FEATURES FOR CLIENT",
+              [f"ALTER TABLE {{t}} DROP FEATURES FOR CLIENT '{CLIENT}'"], f"DROP FEATURE {DV}"),
+    Statement(LIFECYCLE, "SET REDIRECT", ["ALTER TABLE {t} SET REDIRECT TO '{dest}'"],
+              "SHALLOW CLONE", layout="elsewhere"),
+    Statement(LIFECYCLE, "UNSET REDIRECT", ["ALTER TABLE {t} UNSET REDIRECT"], "SHALLOW CLONE",
+              layout="elsewhere", setup=["ALTER TABLE {t} SET REDIRECT TO '{dest}'"]),
+    # SET REDIRECT ... DRY RUN and UNSET REDIRECT ... DRY RUN go here once the parser has them:
+    # Statement(LIFECYCLE, "SET REDIRECT DRY RUN", ["ALTER TABLE {t} SET REDIRECT TO '{dest}'
+    #           DRY RUN"], "SHALLOW CLONE", layout="elsewhere"),
+    # Statement(LIFECYCLE, "UNSET REDIRECT DRY RUN", ["ALTER TABLE {t} UNSET REDIRECT DRY RUN"],
+    #           "SHALLOW CLONE", layout="elsewhere",
+    #           setup=["ALTER TABLE {t} SET REDIRECT TO '{dest}'"]),
 ]
 
-BUILD = r"""
-import json, sys, os, shutil
-from delta import configure_spark_with_delta_pip
-from pyspark.sql import SparkSession, functions as F
+#: Measured only when named with --only: a scan that delta-spark answers from the log's
+#: statistics, stock and through this extension's routing (bench/redirect.py measures routing).
+OPTIONAL: List[Statement] = [
+    Statement(STOCK, "SELECT count(*)", ["SELECT count(*) FROM {t}"]),
+    Statement(LIFECYCLE, "SELECT count(*) (routed)", ["SELECT count(*) FROM {t}"],
+              "SELECT count(*)"),
+]
 
-path, n = sys.argv[1], int(sys.argv[2])
+SESSION = r"""
+import json, sys, time
+from pyspark.sql import SparkSession
+
+def session(engine, heap):
+    builder = (SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", heap)
+        .config("spark.sql.shuffle.partitions", "8"))
+    if engine == "stock":
+        from delta import configure_spark_with_delta_pip
+        builder = (builder
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config("spark.sql.catalog.spark_catalog",
+                    "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
+        spark = configure_spark_with_delta_pip(builder).getOrCreate()
+    else:
+        from delta_lifecycle import configure_spark
+        spark = configure_spark(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+def condition(e):
+    # A PySpark error, or a Py4J one whose Java exception (or a cause of it) has a condition.
+    chain, j = [e], getattr(e, "java_exception", None)
+    while j is not None and len(chain) < 10:
+        chain.append(j)
+        j = j.getCause()
+    for c in chain:
+        for name in ("getCondition", "getErrorClass"):
+            try:
+                found = getattr(c, name)()
+                if found:
+                    return str(found)
+            except Exception:
+                pass
+    return ""
+
+def describe(e):
+    j = getattr(e, "java_exception", None)
+    text = (j.toString() if j is not None else str(e)).strip().splitlines()
+    return (condition(e) + " " + (text[0] if text else type(e).__name__)).strip()[:300]
+"""
+
+MEASURE = SESSION + r"""
+engine, heap, statements, expected = (sys.argv[1], sys.argv[2], json.loads(sys.argv[3]),
+                                      set(json.loads(sys.argv[4])))
+spark = session(engine, heap)
+
+# The heap in use (live data and garbage not yet collected), sampled twice a second from a
+# thread of its own while the statement runs: its peak is at most the heap's limit.
+import threading
+runtime = spark._jvm.java.lang.Runtime.getRuntime()
+peak, running = [0], [True]
+def sample():
+    while running[0]:
+        try:
+            peak[0] = max(peak[0], runtime.totalMemory() - runtime.freeMemory())
+        except Exception:
+            return
+        time.sleep(0.5)
+sampler = threading.Thread(target=sample, daemon=True)
+sampler.start()
+started = time.monotonic()
+rows, stopped = 0, []
+try:
+    for sql in statements:
+        try:
+            rows += len(spark.sql(sql).collect())
+        except Exception as e:
+            if condition(e) not in expected:
+                raise
+            stopped.append(condition(e))
+    wall = time.monotonic() - started
+    running[0] = False
+    sampler.join()
+    print("RESULT " + json.dumps({"outcome": "ok", "wall_s": wall,
+                                  "peak_heap_mb": peak[0] / 2**20,
+                                  "rows": rows, "error": " ".join(stopped)}), flush=True)
+except Exception as e:
+    wall = time.monotonic() - started
+    running[0] = False
+    print("RESULT " + json.dumps({"outcome": "failed", "wall_s": wall,
+                                  "peak_heap_mb": peak[0] / 2**20,
+                                  "rows": "", "error": describe(e)}), flush=True)
+"""
+
+SETUP = SESSION + r"""
+engine, statements = sys.argv[1], json.loads(sys.argv[2])
+spark = session(engine, "4g")
+for sql in statements:
+    spark.sql(sql).collect()
+print("RESULT {}", flush=True)
+"""
+
+BUILD = r"""
+import sys
+from pathlib import Path
+from delta import configure_spark_with_delta_pip
+from pyspark.sql import SparkSession
+
+sys.path.insert(0, sys.argv[5])
+from log_only_table import write_log_only_table
+
 builder = (SparkSession.builder.master("local[2]")
     .config("spark.ui.enabled", "false")
-    .config("spark.driver.memory", "6g")
-    .config("spark.sql.shuffle.partitions", "8")
+    .config("spark.driver.memory", "2g")
     .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
     .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
 spark = configure_spark_with_delta_pip(builder).getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
-spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, part STRING) USING delta "
-          "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
-          "'delta.checkpointInterval' = '1000000')")
-# One commit adding n files; each add as PROTOCOL.md spells it, with statistics.
-adds = spark.range(n).select(F.to_json(F.struct(F.struct(
-    F.format_string("part=%d/part-%010d-bench.snappy.parquet", F.col("id") % 100, F.col("id"))
-        .alias("path"),
-    F.create_map(F.lit("part"), (F.col("id") % 100).cast("string")).alias("partitionValues"),
-    (F.col("id") % 100000 + 1000).alias("size"),
-    F.lit(1700000000000).alias("modificationTime"),
-    F.lit(True).alias("dataChange"),
-    F.format_string('{"numRecords":10,"minValues":{"id":%d},"maxValues":{"id":%d},'
-                    '"nullCount":{"id":0}}', F.col("id"), F.col("id") + 9).alias("stats"),
-).alias("add"))).alias("value"))
-commit_info = spark.createDataFrame(
-    [(json.dumps({"commitInfo": {"timestamp": 1700000000000, "operation": "WRITE",
-                                 "operationParameters": {}}}),)], "value string")
-staging = path + "_staging"
-commit_info.union(adds).coalesce(1).write.mode("overwrite").text(staging)
-part = [f for f in os.listdir(staging) if f.startswith("part-")][0]
-shutil.move(os.path.join(staging, part), os.path.join(path, "_delta_log", "%020d.json" % 1))
-shutil.rmtree(staging)
-log = spark._jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path)
-log.update(False, spark._jvm.scala.Option.empty(), spark._jvm.scala.Option.empty())
-log.checkpoint()
-spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('bench.built' = 'true')")
-print("RESULT " + json.dumps({"version": log.update(False, spark._jvm.scala.Option.empty(),
-      spark._jvm.scala.Option.empty()).version()}))
-"""
-
-MEASURE = r"""
-import json, sys, time
-from pyspark.sql import SparkSession
-
-engine, path, sql, heap = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-builder = (SparkSession.builder.master("local[2]")
-    .config("spark.ui.enabled", "false")
-    .config("spark.ui.showConsoleProgress", "false")
-    .config("spark.driver.memory", heap)
-    .config("spark.driver.extraJavaOptions", "-XX:+ExitOnOutOfMemoryError")
-    .config("spark.sql.shuffle.partitions", "8"))
-if engine == "stock":
-    from delta import configure_spark_with_delta_pip
-    builder = (builder
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
-else:
-    from delta_lifecycle import configure_spark
-    spark = configure_spark(builder).getOrCreate()
-spark.sparkContext.setLogLevel("ERROR")
-jvm = spark._jvm
-mf = jvm.java.lang.management.ManagementFactory
-for pool in mf.getMemoryPoolMXBeans():
-    pool.resetPeakUsage()
-started = time.monotonic()
-rows = spark.sql(sql.format(t=f"delta.`{path}`")).collect()
-wall = time.monotonic() - started
-peak = sum(p.getPeakUsage().getUsed() for p in mf.getMemoryPoolMXBeans()
-           if str(p.getType()) == "Heap memory")
-print("RESULT " + json.dumps({"wall_s": wall, "peak_heap_mb": peak / 2**20, "rows": len(rows)}))
+write_log_only_table(spark, Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3],
+                     checkpoint_version=int(sys.argv[4]), small_commits=int(sys.argv[6]))
+print("RESULT {}", flush=True)
 """
 
 
-def build(n: int) -> Path:
-    """The log-only table of ``n`` files, built once (a copy is used per measurement)."""
-    path = WORK / f"files-{n}"
-    if (path / "_delta_log" / "_last_checkpoint").is_file():
-        if not (path / "_delta_log" / f"{3:020d}.json").is_file():
-            append_small_commits(path)  # built before the small commits were part of the table
+def table_path(layout: str, n: int) -> Path:
+    return WORK / f"{layout}-{n}"
+
+
+def build(layout: str, n: int) -> Path:
+    """The log-only table of ``n`` files in ``layout``, built once (copied per measurement)."""
+    path = table_path(layout, n)
+    last = CHECKPOINT_VERSION + SMALL_COMMITS
+    if (path / "_delta_log" / f"{last:020d}.json").is_file():
         return path
     shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(parents=True)
+    shutil.rmtree(str(path) + "_staging", ignore_errors=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    outside = (WORK / "outside").resolve().as_uri() if layout == "elsewhere" else ""
     started = time.monotonic()
-    run = subprocess.run([sys.executable, "-c", BUILD, str(path), str(n)],
+    run = subprocess.run([sys.executable, "-c", BUILD, str(path), str(n), outside,
+                          str(CHECKPOINT_VERSION), str(REPO / "tests"), str(SMALL_COMMITS)],
                          capture_output=True, text=True)
-    if run.returncode != 0:
+    if run.returncode != 0 or "RESULT " not in run.stdout:
         shutil.rmtree(path, ignore_errors=True)
         raise SystemExit("building the table failed:\n" + run.stderr[-4000:])
-    append_small_commits(path)
     print(f"built {path} in {time.monotonic() - started:.0f} s", flush=True)
     return path
 
 
-def append_small_commits(path: Path, count: int = 50) -> None:
-    """Versions 3 to 52: one added file each, written into the log as the big commit is."""
-    log = path / "_delta_log"
-    for version in range(3, 3 + count):
-        add = {"path": f"part=0/part-small-{version:05d}.snappy.parquet",
-               "partitionValues": {"part": "0"}, "size": 1000,
-               "modificationTime": 1700000000000 + version, "dataChange": True,
-               "stats": json.dumps({"numRecords": 10, "minValues": {"id": 0},
-                                    "maxValues": {"id": 9}, "nullCount": {"id": 0}})}
-        info = {"timestamp": 1700000000000 + version * 1000, "operation": "WRITE",
-                "operationParameters": {"mode": "Append"}}
-        with open(log / f"{version:020d}.json", "x") as f:
-            f.write(json.dumps({"commitInfo": info}) + "\n" + json.dumps({"add": add}) + "\n")
-
-
-def measure(engine: str, table: Path, sql: str, heap: str) -> Dict[str, Any]:
-    # Every run starts from the built table: operations that commit change it.
-    work = WORK / "run"
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(table, work)
-    started = time.monotonic()
-    run = subprocess.run([sys.executable, "-c", MEASURE, engine, str(work), sql, heap],
-                         capture_output=True, text=True, timeout=1800)
+def result_of(run: subprocess.CompletedProcess) -> Optional[Dict[str, Any]]:
     lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
-    if run.returncode == 0 and lines:
-        result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
-        return {"outcome": "ok", **result}
-    oom = "OutOfMemoryError" in run.stderr or "Java heap space" in run.stderr
-    return {"outcome": "out of memory" if oom else "failed",
-            "wall_s": time.monotonic() - started, "peak_heap_mb": "", "rows": "",
-            "error": run.stderr.strip().splitlines()[-1][:200] if run.stderr.strip() else ""}
+    return json.loads(lines[-1][len("RESULT "):]) if lines else None
+
+
+def measure(statement: Statement, table: Path, heap: str) -> Dict[str, Any]:
+    """One run of ``statement`` on a fresh copy of ``table`` at ``heap``."""
+    # Per process, so that two runs of the benchmark do not share a table.
+    work = WORK / f"run-{os.getpid()}"
+    dest = WORK / f"run-{os.getpid()}-destination"
+    for p in (work, dest):
+        shutil.rmtree(p, ignore_errors=True)
+    shutil.copytree(table, work)
+
+    def fill(sqls: Sequence[str]) -> str:
+        return json.dumps([s.format(t=f"delta.`{work}`", dest=dest) for s in sqls])
+
+    if statement.setup:
+        run = subprocess.run([sys.executable, "-c", SETUP, statement.engine,
+                              fill(statement.setup)], capture_output=True, text=True)
+        if result_of(run) is None:
+            return {"outcome": "setup failed", "wall_s": "", "peak_heap_mb": "", "rows": "",
+                    "error": last_line(run.stderr)}
+    started = time.monotonic()
+    try:
+        run = subprocess.run([sys.executable, "-c", MEASURE, statement.engine, heap,
+                              fill(statement.sql), json.dumps(list(statement.expected_errors))],
+                             capture_output=True, text=True, timeout=statement.timeout_s)
+    except subprocess.TimeoutExpired:
+        return {"outcome": "timed out", "wall_s": time.monotonic() - started,
+                "peak_heap_mb": "", "rows": "", "error": ""}
+    # Each run's output, for the stack traces behind a failure.
+    logs = WORK / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    name = f"{table.name}-{statement.engine}-{statement.name}-{heap}".replace(" ", "_")
+    (logs / f"{name}.log").write_text(run.stdout + "\n" + run.stderr)
+    result = result_of(run)
+    if result is None:
+        # The JVM died before the statement returned (the SparkContext shut down, say).
+        oom = "OutOfMemoryError" in run.stderr or "Java heap space" in run.stderr
+        result = {"outcome": "out of memory" if oom else "failed",
+                  "wall_s": time.monotonic() - started, "peak_heap_mb": "", "rows": "",
+                  "error": last_line(run.stderr)}
+    elif result["outcome"] == "failed" and ("OutOfMemoryError" in result["error"]
+                                            or "Java heap space" in result["error"]):
+        result["outcome"] = "out of memory"
+    return result
+
+
+def last_line(stderr: str) -> str:
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+FIELDS = ["files", "engine", "operation", "heap", "outcome", "wall_s", "peak_heap_mb", "rows",
+          "comparable", "load_avg", "error"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--files", type=int, nargs="+", default=[1_000_000, 3_000_000])
-    parser.add_argument("--heaps", nargs="+", default=["512m", "1g", "2g"])
+    parser.add_argument("--files", type=int, nargs="+",
+                        default=[1_000_000, 3_000_000, 10_000_000])
+    parser.add_argument("--heaps", nargs="+", default=["1g"])
+    parser.add_argument("--only", nargs="+", default=[],
+                        help="measure only the statements of these names (either engine)")
+    parser.add_argument("--engine", choices=[STOCK, LIFECYCLE],
+                        help="measure only this engine's statements")
     parser.add_argument("--append", action="store_true",
                         help="keep the rows of driver-memory.csv not measured again")
+    parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--out", type=Path, default=RESULTS / "driver-memory.csv",
+                        help="the CSV to write (default: the committed one)")
     args = parser.parse_args()
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "driver-memory.csv"
+    chosen = [s for s in (STATEMENTS + OPTIONAL if args.only else STATEMENTS)
+              if (not args.only or s.name in args.only)
+              and (not args.engine or s.engine == args.engine)]
+    out = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
     rows: List[Dict[str, Any]] = []
+    measured = {(n, s.engine, s.name, h) for n in args.files for s in chosen for h in args.heaps}
     if args.append and out.is_file():
         with open(out, newline="") as f:
             rows = [r for r in csv.DictReader(f)
-                    if not (int(r["files"]) in args.files and r["heap"] in args.heaps)]
-    fields = ["files", "engine", "operation", "heap", "outcome", "wall_s", "peak_heap_mb",
-              "rows", "error"]
+                    if (int(r["files"]), r["engine"], r["operation"], r["heap"]) not in measured]
     for n in args.files:
-        table = build(n)
+        tables = {layout: build(layout, n) for layout in sorted({s.layout for s in chosen})}
+        if args.build_only:
+            continue
         for heap in args.heaps:
-            for engine, name, sql in OPERATIONS:
-                result = measure(engine, table, sql, heap)
-                row = {"files": n, "engine": engine, "operation": name, "heap": heap,
-                       "error": "", **result}
+            for statement in chosen:
+                result = measure(statement, tables[statement.layout], heap)
+                row = {"files": n, "engine": statement.engine, "operation": statement.name,
+                       "heap": heap, "comparable": statement.comparable,
+                       "load_avg": f"{os.getloadavg()[1]:.1f}", **result}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 with open(out, "w", newline="") as f:
-                    writer = csv.DictWriter(f, fieldnames=fields)
+                    writer = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
                     writer.writeheader()
                     writer.writerows(rows)
-    shutil.rmtree(WORK / "run", ignore_errors=True)
+    for p in (WORK / f"run-{os.getpid()}", WORK / f"run-{os.getpid()}-destination"):
+        shutil.rmtree(p, ignore_errors=True)
 
 
 if __name__ == "__main__":

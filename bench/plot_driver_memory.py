@@ -1,12 +1,12 @@
-"""Plot bench/results/driver-memory.csv into driver-memory.png: for each table size, the
-peak driver heap of each operation at each heap limit, with failed runs marked."""
+"""Plot bench/results/driver-memory.csv into driver-memory.png: for each table size, the wall
+time and the peak heap of every statement, this extension's and stock delta-spark's, at the
+first heap measured; a statement that did not finish is marked with how it ended."""
 
 from __future__ import annotations
 
 import csv
-from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
 import matplotlib
 
@@ -14,40 +14,45 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
+COLORS = {"delta-lifecycle": "tab:blue", "stock": "tab:gray"}
 
 
 def main() -> None:
     with open(RESULTS / "driver-memory.csv", newline="") as f:
         rows = list(csv.DictReader(f))
+    heap = rows[0]["heap"]
+    rows = [r for r in rows if r["heap"] == heap]
     sizes = sorted({int(r["files"]) for r in rows})
-    heaps = list(dict.fromkeys(r["heap"] for r in rows))
-    labels = list(dict.fromkeys(f"{r['engine']}: {r['operation']}" for r in rows))
-    fig, axes = plt.subplots(1, len(sizes), figsize=(7 * len(sizes), 6), squeeze=False)
-    for ax, size in zip(axes[0], sizes):
-        cell: Dict[Tuple[str, str], Dict[str, str]] = defaultdict(dict)
-        for r in rows:
-            if int(r["files"]) == size:
-                cell[(f"{r['engine']}: {r['operation']}", r["heap"])] = r
-        width = 0.8 / max(1, len(heaps))
-        for i, heap in enumerate(heaps):
-            ys: List[float] = []
-            for label in labels:
-                r = cell.get((label, heap), {})
-                ys.append(float(r["peak_heap_mb"]) if r.get("outcome") == "ok" else 0.0)
-            xs = [j + i * width for j in range(len(labels))]
-            bars = ax.barh(xs, ys, height=width, label=f"-Xmx {heap}")
-            for x, label, bar in zip(xs, labels, bars):
-                r = cell.get((label, heap), {})
-                if r and r.get("outcome") != "ok":
-                    ax.text(5, x, f"{r['outcome']} at {heap}", va="center", fontsize=7,
-                            color="red")
-        ax.set_yticks([j + 0.4 - width / 2 for j in range(len(labels))])
-        ax.set_yticklabels(labels, fontsize=8)
-        ax.set_xlabel("peak driver heap used (MB)")
-        ax.set_title(f"{size:,} active files (log only)")
-        ax.legend(fontsize=8)
+    # This extension's statements, each followed by stock's comparable one where stock has it.
+    labels: List[str] = []
+    for r in rows:
+        label = f"{r['engine']}: {r['operation']}"
+        if label not in labels:
+            labels.append(label)
+    fig, axes = plt.subplots(len(sizes), 2, figsize=(16, 0.32 * len(labels) * len(sizes) + 2),
+                             squeeze=False)
+    for row_axes, size in zip(axes, sizes):
+        cell: Dict[str, Dict[str, str]] = {
+            f"{r['engine']}: {r['operation']}": r for r in rows if int(r["files"]) == size}
+        for ax, (column, unit) in zip(row_axes, [("wall_s", "wall time (s)"),
+                                                 ("peak_heap_mb", "peak heap in use (MB)")]):
+            for y, label in enumerate(labels):
+                r = cell.get(label)
+                if r is None:
+                    continue
+                # A run that did not finish shows how long it ran and what it used, faded.
+                value = float(r[column]) if r[column] else 0.0
+                ax.barh(y, value, color=COLORS.get(r["engine"], "tab:blue"),
+                        alpha=1.0 if r["outcome"] == "ok" else 0.35)
+                if r["outcome"] != "ok":
+                    ax.text(value, y, f"  {r['outcome']}", va="center", fontsize=7, color="red")
+            ax.set_yticks(range(len(labels)))
+            ax.set_yticklabels(labels, fontsize=7)
+            ax.invert_yaxis()
+            ax.set_xlabel(unit)
+            ax.set_title(f"{size:,} files, spark.driver.memory={heap}, local[2]", fontsize=9)
     fig.tight_layout()
-    fig.savefig(RESULTS / "driver-memory.png", dpi=110)
+    fig.savefig(RESULTS / "driver-memory.png", dpi=100)
 
 
 if __name__ == "__main__":

@@ -106,6 +106,7 @@ LONGEST_MODULES = (
     "test_spark_lines.py",
     "test_cluster.py",
     "test_redirect_copy.py",
+    "test_out_of_memory.py",
     "test_drop_feature_crashes.py",
     "test_log_crashes.py",
     "test_concurrent_writers.py",

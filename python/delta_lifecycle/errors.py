@@ -41,6 +41,7 @@ __all__ = [
     "InvalidCompactionRangeError",
     "CompactionConflictError",
     "CompactionTooLargeError",
+    "OutOfMemoryError",
     "UnsupportedProtocolError",
     "CommitNotVisibleError",
     "ConcurrentCommitError",
@@ -177,6 +178,15 @@ class CompactionTooLargeError(DeltaLifecycleError):
     ``deltaLifecycle.logCompaction.maxBytesInMemory`` allows: compact a smaller range."""
 
     CONDITION = "DELTA_LIFECYCLE_COMPACTION_TOO_LARGE"
+
+
+class OutOfMemoryError(DeltaLifecycleError):
+    """A statement ran out of heap, on the driver or in a task, during the step the message
+    names. Every commit it made before is whole and a re-run carries on from the latest
+    version; the message names the memory setting to raise and
+    ``spark.deltaLifecycle.filesPerPartition``, which splits the table's files finer."""
+
+    CONDITION = "DELTA_LIFECYCLE_OUT_OF_MEMORY"
 
 
 class UnsupportedProtocolError(DeltaLifecycleError):
@@ -420,6 +430,7 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
         InvalidCompactionRangeError,
         CompactionConflictError,
         CompactionTooLargeError,
+        OutOfMemoryError,
         UnsupportedProtocolError,
         CommitNotVisibleError,
         ConcurrentCommitError,

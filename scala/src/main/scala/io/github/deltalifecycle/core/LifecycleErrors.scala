@@ -389,6 +389,31 @@ object LifecycleErrors {
       "allowed" -> allowed
     )
 
+  /** Built by [[OutOfMemory.error]], which decides where it happened and what to raise. */
+  def outOfMemory(
+      operation: String,
+      step: String,
+      where: String,
+      reason: String,
+      memorySetting: String,
+      memory: String,
+      filesPerPartitionSetting: String,
+      filesPerPartition: Long,
+      cause: Throwable
+  ): DeltaLifecycleException =
+    withCause(
+      cause,
+      "DELTA_LIFECYCLE_OUT_OF_MEMORY",
+      "operation" -> operation,
+      "step" -> step,
+      "where" -> where,
+      "reason" -> reason,
+      "memorySetting" -> memorySetting,
+      "memory" -> memory,
+      "filesPerPartitionSetting" -> filesPerPartitionSetting,
+      "filesPerPartition" -> filesPerPartition
+    )
+
   def redirectCopyMismatch(detail: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_REDIRECT_COPY_MISMATCH", "reason" -> detail)
 

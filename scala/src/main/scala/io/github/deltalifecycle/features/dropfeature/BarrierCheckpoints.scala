@@ -5,7 +5,6 @@ import java.util.UUID
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.core._
-import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.hadoop.fs.{FileUtil, Path}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
@@ -72,7 +71,7 @@ final class BarrierCheckpoints(
   /** delta-spark checkpoints the latest version; returns the checkpoint as listed. */
   def checkpointLatest(): LogCheckpoint = {
     val snapshot = table.update()
-    DeltaShim.checkpoint(table, snapshot)
+    DeltaState.checkpoint(table, snapshot)
     log.listingFrom(snapshot.version).checkpointsAt(snapshot.version).headOption.getOrElse(
       throw LifecycleErrors.corruptLog(
         log.logPath.toString,

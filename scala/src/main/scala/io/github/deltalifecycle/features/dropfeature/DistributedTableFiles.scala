@@ -1,31 +1,25 @@
 package io.github.deltalifecycle.features.dropfeature
 
+import io.github.deltalifecycle.core.DeltaState
 import io.github.deltalifecycle.shims.ReorgShim
-import org.apache.spark.sql.Row
 import org.apache.spark.sql.delta.Snapshot
-import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum, when}
+import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum}
 
 /**
- * The file figures of delta-spark's snapshot, aggregated by a Spark job over its distributed file
- * state: the driver receives a few numbers, never the files. A table of millions of files costs the
- * driver what delta-spark's own DESCRIBE DETAIL costs it.
+ * The file figures of delta-spark's snapshot, tallied by a Spark job over its distributed file
+ * state: the driver receives a few numbers, never the files. The job is the one that builds the
+ * snapshot's state ([[DeltaState.load]]), so a table of millions of files costs the driver what
+ * delta-spark's own DESCRIBE DETAIL costs it, in partitions of bounded size, and the checks that
+ * read the state next read it cached.
  */
 final class DistributedTableFiles(snapshot: Snapshot)
     extends TableFiles {
 
-  private lazy val tallies: Row = {
-    val withDv = col("deletionVector").isNotNull
-    snapshot.allFiles.toDF().agg(
-      count(lit(1)),
-      coalesce(sum(col("size")), lit(0L)),
-      count(when(withDv, lit(1))),
-      coalesce(sum(when(withDv, col("size"))), lit(0L))
-    ).head()
-  }
+  private lazy val tallies = DeltaState.load(snapshot)
 
-  def all: FileTally = FileTally(tallies.getLong(0), tallies.getLong(1))
+  def all: FileTally = FileTally(tallies.files, tallies.bytes)
 
-  def withDeletionVectors: FileTally = FileTally(tallies.getLong(2), tallies.getLong(3))
+  def withDeletionVectors: FileTally = FileTally(tallies.filesWithDv, tallies.bytesWithDv)
 
   /**
    * delta-spark's own file filter decides, reading Parquet footers in the tasks of a Spark job over

@@ -6,7 +6,12 @@ import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
-import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, DeltaOperations}
+import org.apache.spark.sql.delta.{
+  CheckpointProtectionTableFeature,
+  DeltaConfigs,
+  DeltaOperations,
+  Snapshot
+}
 import org.apache.spark.sql.delta.actions.{AddFile, DropTableFeatureUtils, Metadata, RemoveFile}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -101,24 +106,39 @@ final class DropFeature(
     if (dependents.nonEmpty) throw LifecycleErrors.dependentFeatures(feature.name, dependents)
     DroppableFeatures.checkDroppable(feature, head.metadata)
 
-    val plan =
-      if (DroppableFeatures.isCheckpointProtection(feature)) {
-        if (!truncateHistory) throw LifecycleErrors.truncateHistoryRequired(feature.name)
-        checkpointProtectionDrop(head)
-      } else {
-        if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
-          throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
-        val snapshot = table.update()
-        val preparation = feature.preparation(table, spark)
-        val planned = preparation.plan(snapshot, new DistributedTableFiles(snapshot))
-        if (!truncateHistory) fastDrop(feature, head, preparation, planned)
-        // delta-spark's own check of the latest version decides whether preparation is due.
-        else if (!feature.validateRemoval(table, snapshot))
-          truncationPreparation(feature, head, preparation, planned)
-        else historyTruncatingDrop(feature, head)
+    // Every flow may make delta-spark read the table's files (a checkpoint at least), so the
+    // whole statement builds delta-spark's state in partitions of bounded size.
+    val latest = table.update()
+    FilePartitions.withDeltaState(spark, FilePartitions.estimatedFiles(latest)) {
+      val plan = Progress.run(spark, s"DROP FEATURE ${feature.name} on $displayName", 1) { p =>
+        p.start("plan the drop from the latest version")
+        planFor(feature, head, latest, truncateHistory)
       }
-    execute(plan, dryRun)
+      execute(plan, dryRun)
+    }
   }
+
+  /** The flow that drops `feature` from the table as `head` and `snapshot` show it. */
+  private def planFor(
+      feature: DroppableFeature,
+      head: SnapshotHead,
+      snapshot: Snapshot,
+      truncateHistory: Boolean
+  ): DropPlan =
+    if (DroppableFeatures.isCheckpointProtection(feature)) {
+      if (!truncateHistory) throw LifecycleErrors.truncateHistoryRequired(feature.name)
+      checkpointProtectionDrop(head)
+    } else {
+      if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
+        throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
+      val preparation = feature.preparation(table, spark)
+      val planned = preparation.plan(snapshot, new DistributedTableFiles(snapshot))
+      if (!truncateHistory) fastDrop(feature, head, preparation, planned)
+      // delta-spark's own check of the latest version decides whether preparation is due.
+      else if (!feature.validateRemoval(table, snapshot))
+        truncationPreparation(feature, head, preparation, planned)
+      else historyTruncatingDrop(feature, head)
+    }
 
   // ---- the three flows ----------------------------------------------------------------------
 

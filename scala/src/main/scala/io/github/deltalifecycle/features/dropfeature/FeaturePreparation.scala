@@ -1,8 +1,6 @@
 package io.github.deltalifecycle.features.dropfeature
 
-import scala.jdk.CollectionConverters._
-
-import io.github.deltalifecycle.core.{LogCommitter, TableLog}
+import io.github.deltalifecycle.core.{DeltaState, LogCommitter, OutOfMemory, TableLog}
 import io.github.deltalifecycle.shims.{DeltaShim, ReorgShim}
 import org.apache.spark.sql.{Dataset, Encoders, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.ResolvedTable
@@ -143,10 +141,12 @@ object FeaturePreparation {
     private val property = DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key
 
     def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] = {
+      // The figures first: their job builds the snapshot's state, which the check then reads.
+      val withDeletionVectors = files.withDeletionVectors
       val purge =
         if (feature.validateRemoval(table, snapshot)) Nil
         else DropStep(s"unset $property", 1) +:
-          rewrite("purge deletion vectors", files.withDeletionVectors).toSeq
+          rewrite("purge deletion vectors", withDeletionVectors).toSeq
       purge ++
         Option.when(DeltaShim.generatesDvTombstones)(DropStep(
           "record deletion-vector files as tombstones, " +
@@ -158,7 +158,10 @@ object FeaturePreparation {
     def run(): Unit = {
       if (!feature.validateRemoval(table, table.update())) {
         unsetProperty(table, property, spark)
-        reorg(table, ReorgShim.purge, spark)
+        // delta-spark's REORG (its OPTIMIZE) lists every file of the table on the driver, which
+        // a table of millions of files cannot hold; counted in a distributed job first, a table
+        // without deletion vectors gives it nothing to rewrite, so it does not run.
+        if (DeltaState.load(table.update()).filesWithDv > 0) reorg(table, ReorgShim.purge, spark)
       }
       if (DeltaShim.generatesDvTombstones) commitDvTombstones(table)
     }
@@ -226,7 +229,7 @@ object FeaturePreparation {
         AlterTableSetPropertiesDeltaCommand(table, Map(property -> "false")).run(spark)
       val snapshot = table.update()
       val log = logOf(table)
-      filesWithRowIds(snapshot).toLocalIterator().asScala.grouped(rowIdBatch(spark))
+      OutOfMemory.guarded(filesWithRowIds(snapshot).rdd).toLocalIterator.grouped(rowIdBatch(spark))
         .foldLeft(snapshot.version) { (readVersion, batch) =>
           val readds = batch.map(
             _.copy(baseRowId = None, defaultRowCommitVersion = None, dataChange = false)
@@ -316,8 +319,8 @@ object FeaturePreparation {
       .distinct()
     val recorded = snapshot.tombstones.filter(col("deletionVector").isNull).select("path")
     val now = table.deltaLog.clock.getTimeMillis()
-    val tombstones = dvFiles.join(recorded, Seq("path"), "left_anti").as(Encoders.STRING)
-      .toLocalIterator().asScala
+    val paths = dvFiles.join(recorded, Seq("path"), "left_anti").as(Encoders.STRING).rdd
+    val tombstones = OutOfMemory.guarded(paths).toLocalIterator
       .map(path => RemoveFile(path, Some(now), dataChange = false))
       .toList
     table.startTransaction(Some(snapshot)).commit(tombstones, ReorgShim.DvTombstonesOperation)
@@ -333,6 +336,7 @@ object FeaturePreparation {
 
   /** delta-spark's REORG: its OPTIMIZE rewrites the files `operation` picks. */
   private def reorg(table: DeltaTableV2, operation: DeltaReorgOperation, spark: SparkSession) = {
+    DeltaState.load(table.update())
     // OPTIMIZE reads only the table from its target, never the catalog or the name; the session
     // catalog stands in, whatever the current catalog is.
     val target = ResolvedTable.create(

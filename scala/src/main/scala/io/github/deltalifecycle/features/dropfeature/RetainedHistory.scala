@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.dropfeature
 
-import io.github.deltalifecycle.core.TableLog
+import io.github.deltalifecycle.core.{OutOfMemory, TableLog}
 import org.apache.spark.sql.{Column, Dataset, SparkSession}
 import org.apache.spark.sql.delta.Snapshot
 import org.apache.spark.sql.delta.actions.{Action, AddFile, Metadata}
@@ -22,7 +22,8 @@ object RetainedHistory {
   ): Boolean = {
     val deltaLog = snapshot.deltaLog
     val earliest = deltaLog.getSnapshotAt(deltaLog.findEarliestReliableCheckpoint.getOrElse(0L))
-    if (metadata(earliest.metadata) || !live(earliest.allFiles).isEmpty) return true
+    if (metadata(earliest.metadata) || !OutOfMemory.guarded(live(earliest.allFiles).rdd).isEmpty())
+      return true
     val commits = TableLog.forPath(deltaLog.newDeltaHadoopConf(), deltaLog.dataPath).listing()
       .commits.filter(_.version <= snapshot.version).map(_.status.getPath.toString)
     commits.nonEmpty &&

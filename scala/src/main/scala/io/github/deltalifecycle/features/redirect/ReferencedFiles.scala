@@ -2,11 +2,12 @@ package io.github.deltalifecycle.features.redirect
 
 import java.net.URI
 
-import io.github.deltalifecycle.core.{LogCheckpoint, LogFiles, LogListing}
+import io.github.deltalifecycle.core.{FilePartitions, LogCheckpoint, LogFiles, LogListing}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{Column, DataFrame, Dataset, Encoders, Row, SparkSession}
 import org.apache.spark.sql.delta.actions.DeletionVectorDescriptor
 import org.apache.spark.sql.delta.util.FileNames
+import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
@@ -97,15 +98,26 @@ object ReferencedFiles {
         read(spark, commitPaths, json = true),
         regexp_extract(col("_metadata.file_name"), "^0*(\\d+)\\.json$", 1).cast(LongType)
       ))
-    val fromCheckpoint = checkpoint.map(c =>
-      actions(checkpointRows(spark, upToListing.logPath, c), lit(c.version))
-        .where(col("kind") === Add)
-    )
+    val checkpointed = checkpoint.map(c => checkpointRows(spark, upToListing.logPath, c))
+    val fromCheckpoint = checkpoint.zip(checkpointed).map { case (c, (rows, _)) =>
+      actions(rows, lit(c.version)).where(col("kind") === Add)
+    }
     val sources = fromCheckpoint.toSeq ++ fromCommits
     if (sources.isEmpty) return spark.emptyDataset(Encoders.product[CopyFile])
     val all = sources.reduce(_ unionByName _)
+    // The copy caches this list (TableCopy), so its partitions hold a bounded number of files.
+    val partitions = math.max(
+      spark.sparkContext.defaultParallelism,
+      FilePartitions.partitionsFor(
+        spark,
+        FilePartitions.estimatedFiles(
+          checkpoint.fold(0L)(_.sizeInBytes) + checkpointed.fold(0L)(_._2),
+          upToListing.commits.filter(_.version >= base).map(_.status.getLen).sum
+        )
+      )
+    )
     val key = struct(col("version"), col("kind") === Add)
-    val withLiveness = all.withColumn(
+    val withLiveness = all.repartition(partitions, col("path")).withColumn(
       "live",
       col("kind") === Add && key === max(key).over(Window.partitionBy(col("path")))
     )
@@ -114,7 +126,7 @@ object ReferencedFiles {
       val r = new Path(rootString)
       rows.flatMap(row => toFiles(r, row))
     })(Encoders.product[CopyFile])
-    files.groupBy(col("source")).agg(
+    files.repartition(partitions, col("source")).groupBy(col("source")).agg(
       first(col("target")).as("target"),
       max(col("size")).as("size"),
       max(col("required")).as("required"),
@@ -128,8 +140,15 @@ object ReferencedFiles {
     if (json) reader.json(paths: _*) else reader.parquet(paths: _*)
   }
 
-  /** The action rows of a checkpoint: its files, and the sidecars a v2 checkpoint names. */
-  private def checkpointRows(spark: SparkSession, logPath: Path, c: LogCheckpoint): DataFrame = {
+  /**
+   * The action rows of a checkpoint: its files, and the sidecars a v2 checkpoint names; with the
+   * sidecars' bytes.
+   */
+  private def checkpointRows(
+      spark: SparkSession,
+      logPath: Path,
+      c: LogCheckpoint
+  ): (DataFrame, Long) = {
     val (jsonParts, parquetParts) =
       c.files.map(_.status.getPath.toString).partition(_.endsWith(".json"))
     val top =
@@ -143,7 +162,12 @@ object ReferencedFiles {
         val p = new Path(new URI(r.getString(0)))
         (if (p.isAbsolute || p.toUri.getScheme != null) p else new Path(sidecarDir, p)).toString
       }.distinct.toSeq
-    if (sidecars.isEmpty) top else top.unionByName(read(spark, sidecars, json = false))
+    if (sidecars.isEmpty) (top, 0L)
+    else {
+      val fs = logPath.getFileSystem(SparkInternals.newHadoopConf(spark))
+      val bytes = sidecars.map(p => fs.getFileStatus(new Path(p)).getLen).sum
+      (top.unionByName(read(spark, sidecars, json = false)), bytes)
+    }
   }
 
   /** One row per action: version, kind, path, size and deletion vector. */

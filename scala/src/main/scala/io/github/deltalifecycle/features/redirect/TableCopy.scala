@@ -2,7 +2,13 @@ package io.github.deltalifecycle.features.redirect
 
 import scala.util.Try
 
-import io.github.deltalifecycle.core.{FaultInjection, LifecycleErrors, LogListing, Progress}
+import io.github.deltalifecycle.core.{
+  FaultInjection,
+  LifecycleErrors,
+  LogListing,
+  OutOfMemory,
+  Progress
+}
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 import org.apache.spark.{Partitioner, SparkContext}
 import org.apache.spark.sql.{Dataset, Encoders, SparkSession}
@@ -122,7 +128,10 @@ final class TableCopy(
       what: String,
       faults: CopyFaults
   ): CopyStats = {
-    val rdd = files.rdd.persist(StorageLevel.MEMORY_AND_DISK)
+    // Cached in the list's partitions, which ReferencedFiles bounds; tasks that run out of heap,
+    // listing or reading the cache back, fail as tasks (OutOfMemory.guarded).
+    val cached = OutOfMemory.guarded(files.rdd).persist(StorageLevel.MEMORY_AND_DISK)
+    val rdd = OutOfMemory.guarded(cached)
     val conf = SparkInternals.broadcastHadoopConf(spark, hadoopConf)
     try {
       // Pass 1: per input partition, the count, bytes and weight of the files to copy, and the
@@ -188,7 +197,7 @@ final class TableCopy(
       )
       CopyStats(outcome.copied, outcome.bytes, outcome.alreadyThere, inPlace, outcome.gone)
     } finally {
-      rdd.unpersist(blocking = false)
+      cached.unpersist(blocking = false)
       conf.destroy()
     }
   }

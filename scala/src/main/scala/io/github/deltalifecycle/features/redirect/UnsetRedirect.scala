@@ -2,6 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.core.{
   ActionReader,
+  DeltaState,
   FaultInjection,
   LifecycleErrors,
   LogCommitter,
@@ -10,7 +11,6 @@ import io.github.deltalifecycle.core.{
 }
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protocol}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
@@ -307,7 +307,7 @@ final class UnsetRedirect(
   private def checkpoint(report: ProcedureReport): Unit = {
     val table = DeltaTableV2(spark, sourcePath)
     val snapshot = table.update()
-    DeltaShim.checkpoint(table, snapshot)
+    DeltaState.checkpoint(table, snapshot)
     report.note(s"checkpointed the source at version ${snapshot.version}")
   }
 
