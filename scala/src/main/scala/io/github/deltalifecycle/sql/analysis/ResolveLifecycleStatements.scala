@@ -38,16 +38,17 @@ case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalP
       CleanLogCommand(LifecycleTableRef.resolve(spark, table), retainHours, dryRun)
     case DropFeatureStatement(table, feature, truncateHistory, dryRun) =>
       DropFeatureCommand(LifecycleTableRef.resolve(spark, table), feature, truncateHistory, dryRun)
-    case SetRedirectStatement(table, mode, location, targetTable, rules) =>
+    case SetRedirectStatement(table, mode, location, targetTable, rules, dryRun) =>
       SetRedirectCommand(
         LifecycleTableRef.resolve(spark, table),
         mode,
         location,
         targetTable,
-        rules
+        rules,
+        dryRun
       )
-    case UnsetRedirectStatement(table) =>
-      UnsetRedirectCommand(LifecycleTableRef.resolve(spark, table))
+    case UnsetRedirectStatement(table, dryRun) =>
+      UnsetRedirectCommand(LifecycleTableRef.resolve(spark, table), dryRun)
     case DescribeRedirectStatement(table) =>
       DescribeRedirectCommand(LifecycleTableRef.resolve(spark, table))
   }
