@@ -185,6 +185,8 @@ bench: install
 	$(VENV_PY) bench/plot_driver_memory.py
 	$(VENV_PY) bench/redirect_copy.py
 	$(VENV_PY) bench/plot_redirect_copy.py
+	$(VENV_PY) bench/redirect_copy_s3.py
+	$(VENV_PY) bench/plot_redirect_copy_s3.py
 	$(VENV_PY) bench/on_cluster.py
 
 # CI runs these at a size that fits its budget; this runs all of them (about an hour).

@@ -25,18 +25,14 @@ import org.apache.hadoop.fs.s3a.S3AFileSystem
  */
 object S3CopyShim {
 
-  /** None: this line makes server-side copies. */
-  val unavailable: Option[String] = None
-
   def bucket(fs: FileSystem): String = s3a(fs).getBucket
 
   def key(fs: FileSystem, p: Path): String = s3a(fs).pathToKey(p)
 
-  /** A HEAD of `bucket/key` with `clientFs`'s client: throws when it cannot read the object. */
-  def head(clientFs: FileSystem, bucket: String, key: String): Unit = {
-    client(clientFs).getObjectMetadata(bucket, key)
-    ()
-  }
+  /** The size of `bucket/key` (a HEAD with `clientFs`'s client); None when there is none. */
+  def length(clientFs: FileSystem, bucket: String, key: String): Option[Long] =
+    try Some(client(clientFs).getObjectMetadata(bucket, key).getContentLength)
+    catch { case e: AmazonServiceException if e.getStatusCode == 404 => None }
 
   /** One CopyObject request: the store copies the object (up to 5 GB) itself. */
   def copyObject(clientFs: FileSystem, from: (String, String), to: (String, String)): Unit = {

@@ -26,16 +26,16 @@ import software.amazon.awssdk.services.s3.model.{
  */
 object S3CopyShim {
 
-  /** None: this line makes server-side copies. */
-  val unavailable: Option[String] = None
-
   def bucket(fs: FileSystem): String = s3a(fs).getBucket
 
   def key(fs: FileSystem, p: Path): String = s3a(fs).pathToKey(p)
 
-  /** A HEAD of `bucket/key` with `clientFs`'s client: throws when it cannot read the object. */
-  def head(clientFs: FileSystem, bucket: String, key: String): Unit =
-    client(clientFs).headObject(HeadObjectRequest.builder().bucket(bucket).key(key).build())
+  /** The size of `bucket/key` (a HEAD with `clientFs`'s client); None when there is none. */
+  def length(clientFs: FileSystem, bucket: String, key: String): Option[Long] =
+    try {
+      val head = HeadObjectRequest.builder().bucket(bucket).key(key).build()
+      Some(client(clientFs).headObject(head).contentLength().longValue)
+    } catch { case e: AwsServiceException if e.statusCode() == 404 => None }
 
   /** One CopyObject request: the store copies the object (up to 5 GB) itself. */
   def copyObject(clientFs: FileSystem, from: (String, String), to: (String, String)): Unit =

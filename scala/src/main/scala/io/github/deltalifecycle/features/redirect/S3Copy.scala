@@ -2,6 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import java.util.Locale
 
+import scala.util.Try
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.shims.S3CopyShim
@@ -58,15 +59,18 @@ private[redirect] object S3Copy {
       .exists(_.getName == S3AFileSystemClass)
 
   /**
-   * Why the store cannot copy from `fromFs` to `toFs` itself, or None when it can: the line's S3A
-   * gives no client, the two are different stores, a setting the copy would not carry is set, or
-   * the destination's client cannot read `probe` (an object of the source; one HEAD request).
+   * Why the store cannot copy from `fromFs` to `toFs` itself, or None when it can: the two are
+   * different stores, a setting the copy would not carry is set, or the destination's client
+   * cannot read `probe` (an object of the source; one HEAD request).
    */
   def refusal(fromFs: FileSystem, toFs: FileSystem, probe: Path): Option[String] =
-    S3CopyShim.unavailable
-      .orElse(differentStores(fromFs, toFs))
+    differentStores(fromFs, toFs)
       .orElse(settingNotCarried(fromFs).orElse(settingNotCarried(toFs)))
       .orElse(cannotRead(toFs, fromFs, probe))
+
+  /** The size of the object at `p` (one HEAD request), or None when it is not there. */
+  def length(fs: FileSystem, p: Path): Option[Long] =
+    Try(S3CopyShim.length(fs, S3CopyShim.bucket(fs), S3CopyShim.key(fs, p))).toOption.flatten
 
   /**
    * The store copies `from` to `to` (`length` bytes): Refused when it answers with an error other
@@ -138,18 +142,18 @@ private[redirect] object S3Copy {
     )
   }
 
-  private def cannotRead(clientFs: FileSystem, sourceFs: FileSystem, probe: Path): Option[String] =
-    try {
-      S3CopyShim.head(clientFs, S3CopyShim.bucket(sourceFs), S3CopyShim.key(sourceFs, probe))
-      None
-    } catch {
-      case NonFatal(e) =>
-        val answer = S3CopyShim.storeError(e).getOrElse(e.toString)
-        Some(
-          s"the destination's S3 client (s3a://${S3CopyShim.bucket(clientFs)}) cannot read " +
-            s"the source's $probe: $answer"
-        )
-    }
+  private def cannotRead(clientFs: FileSystem, sourceFs: FileSystem, probe: Path)
+      : Option[String] = {
+    val answer =
+      try {
+        S3CopyShim.length(clientFs, S3CopyShim.bucket(sourceFs), S3CopyShim.key(sourceFs, probe))
+          .fold(Option("it is not there"))(_ => None)
+      } catch { case NonFatal(e) => Some(S3CopyShim.storeError(e).getOrElse(e.toString)) }
+    answer.map(a =>
+      s"the destination's S3 client (s3a://${S3CopyShim.bucket(clientFs)}) cannot read " +
+        s"the source's $probe: $a"
+    )
+  }
 }
 
 /** The byte ranges of a multipart copy. */

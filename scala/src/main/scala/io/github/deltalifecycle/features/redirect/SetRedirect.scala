@@ -344,9 +344,9 @@ final class SetRedirect(
   }
 
   /**
-   * Copies the data files (with a pre-copy, only those the commits after it name), then the log up
-   * to the version before the redirect, verifies the destination is a table at that version, and
-   * removes the pre-copy marker.
+   * Copies the data files (with a pre-copy, only those the commits after it name) and the log up
+   * to the version before the redirect, in one job; verifies the destination is a table at that
+   * version, and removes the pre-copy marker.
    */
   private def copyTable(
       enabled: RedirectInfo,
@@ -355,27 +355,26 @@ final class SetRedirect(
       preCopiedUpTo: Option[Long]
   ): CopyStats = {
     val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, enabled)
-    val copy = tableCopy(enabled.metadata.id, progress)
-    val dataStats = copy.copyReferenced(
+    val stats = tableCopy(enabled.metadata.id, progress).copyReferenced(
       log.tablePath,
       destPath,
       log.listing(),
       copiedUpTo,
       MidDataCopyStep,
-      after = preCopiedUpTo
+      after = preCopiedUpTo,
+      logFiles = logFilesUpTo(copiedUpTo)
     )
-    FaultInjection.step("setRedirect.afterDataCopy")
-    val logStats = copy.copyLog(log.tablePath, destPath, logFilesUpTo(copiedUpTo))
+    FaultInjection.step("setRedirect.afterFileCopy")
     verifyDestination(destPath, copiedUpTo)
     destPath.getFileSystem(ctx.hadoopConf).delete(preCopyMarker(destPath), false)
     report.note(
-      s"copied ${dataStats.filesCopied} data files (${dataStats.bytesCopied} bytes) " +
-        s"and ${logStats.filesCopied} log files up to version $copiedUpTo " +
-        s"(${dataStats.route.fold("")(_.mode.name)}); " +
-        s"${dataStats.filesAlreadyThere + logStats.filesAlreadyThere} were already there"
+      s"copied ${stats.filesCopied - stats.logFilesCopied} data files and " +
+        s"${stats.logFilesCopied} log files (${stats.bytesCopied} bytes) up to version " +
+        s"$copiedUpTo (${stats.route.fold("")(_.mode.name)}); " +
+        s"${stats.filesAlreadyThere} were already there"
     )
-    noteReferencedInPlace(dataStats)
-    dataStats + logStats
+    noteReferencedInPlace(stats)
+    stats
   }
 
   private def noteReferencedInPlace(stats: CopyStats): Unit =

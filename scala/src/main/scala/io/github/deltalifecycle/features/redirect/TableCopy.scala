@@ -1,5 +1,8 @@
 package io.github.deltalifecycle.features.redirect
 
+import java.util.concurrent.{ExecutionException, Executors}
+import java.util.concurrent.atomic.AtomicReference
+
 import scala.util.Try
 
 import io.github.deltalifecycle.core.{FaultInjection, LifecycleErrors, LogListing, Progress}
@@ -17,7 +20,8 @@ import org.apache.spark.storage.StorageLevel
  * they are), and files that older retained versions reference but that no longer exist (vacuumed).
  * `route` is how the files were copied; `bytesThroughExecutors` the bytes the executors read and
  * wrote themselves (0 when the store copied every file); `refusedServerSide` the files the store
- * refused to copy itself, which went through streams instead (`refusal`: the store's first answer).
+ * refused to copy itself, which went through streams instead (`refusal`: the store's first answer);
+ * `logFilesCopied` how many of the files copied were log files.
  */
 final case class CopyStats(
     filesCopied: Long,
@@ -28,7 +32,8 @@ final case class CopyStats(
     bytesThroughExecutors: Long = 0L,
     route: Option[CopyRoute] = None,
     refusedServerSide: Long = 0L,
-    refusal: Option[String] = None
+    refusal: Option[String] = None,
+    logFilesCopied: Long = 0L
 ) {
   def +(o: CopyStats): CopyStats =
     CopyStats(
@@ -40,7 +45,8 @@ final case class CopyStats(
       bytesThroughExecutors + o.bytesThroughExecutors,
       route.orElse(o.route),
       refusedServerSide + o.refusedServerSide,
-      refusal.orElse(o.refusal)
+      refusal.orElse(o.refusal),
+      logFilesCopied + o.logFilesCopied
     )
 }
 
@@ -66,7 +72,8 @@ final case class CopyForecast(
 /**
  * What one copy task did; `problems` holds the first few mismatches it found (of `problemCount`),
  * which the driver turns into one error. `moved` counts the bytes that passed through the task;
- * `refused` the files the store refused to copy itself (`refusal`: its first answer).
+ * `refused` the files the store refused to copy itself (`refusal`: its first answer); `logCopied`
+ * the log files among those copied.
  */
 private[redirect] final case class TaskOutcome(
     copied: Long,
@@ -78,7 +85,8 @@ private[redirect] final case class TaskOutcome(
     problems: Vector[String],
     moved: Long = 0L,
     refused: Long = 0L,
-    refusal: Option[String] = None
+    refusal: Option[String] = None,
+    logCopied: Long = 0L
 ) {
   def +(o: TaskOutcome): TaskOutcome = TaskOutcome(
     copied + o.copied,
@@ -90,7 +98,8 @@ private[redirect] final case class TaskOutcome(
     (problems ++ o.problems).take(TaskOutcome.Examples),
     moved + o.moved,
     refused + o.refused,
-    refusal.orElse(o.refusal)
+    refusal.orElse(o.refusal),
+    logCopied + o.logCopied
   )
 
   def problem(what: String): TaskOutcome =
@@ -156,8 +165,10 @@ final class TableCopy(
   /**
    * Copies every file that the versions of the table at `fromRoot` up to `upTo` reference (see
    * [[ReferencedFiles]]) to the same relative path under `toRoot`; with `after`, only those the
-   * commits after that version name. `haltStep` is a fault-injection step a copy task halts at
-   * after its first copied file (tests only; see [[CopyFaults]]).
+   * commits after that version name (none when `after` is `upTo`: the log is not read). The log
+   * files `logFiles` (listed on the driver) are copied in the same job, next to the data files.
+   * `haltStep` is a fault-injection step a copy task halts at after its first copied file (tests
+   * only; see [[CopyFaults]]).
    */
   def copyReferenced(
       fromRoot: Path,
@@ -165,19 +176,25 @@ final class TableCopy(
       listing: LogListing,
       upTo: Long,
       haltStep: String,
-      after: Option[Long] = None
+      after: Option[Long] = None,
+      logFiles: Seq[FileStatus] = Nil
   ): CopyStats = withJobGroup(s"$label: list the files versions up to $upTo reference") {
-    val files = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo, after)
+    val faults = CopyFaults.of(spark, Some(haltStep))
     val route = routeOf(fromRoot, toRoot, TableCopy.probeOf(listing, upTo))
-    run(files, toRoot, "data files", CopyFaults.of(spark, Some(haltStep)), route)
-  }
-
-  /** Copies log files (already listed, on the driver) under the same rules, as one Spark job. */
-  def copyLog(fromRoot: Path, toRoot: Path, files: Seq[FileStatus]): CopyStats =
-    withJobGroup(s"$label: copy ${files.size} log files") {
-      val route = routeOf(fromRoot, toRoot, logProbe(fromRoot, files))
-      run(logFiles(fromRoot, files), toRoot, "log files", CopyFaults.of(spark, None), route)
+    val log = logFiles.map(ReferencedFiles.logFile(qualify(fromRoot), _))
+    if (after.contains(upTo)) {
+      // Nothing committed since: the log files alone, which the driver holds (one job).
+      if (log.isEmpty) CopyStats(0, 0, 0, route = Some(route))
+      else run(new ListedOnDriver(log), toRoot, "log files", faults, route)
+    } else {
+      val data = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo, after)
+      val files =
+        if (log.isEmpty) data
+        else data.unionByName(spark.createDataset(log)(Encoders.product[CopyFile]))
+      val what = if (log.isEmpty) "data files" else "data and log files"
+      run(new ListedOnExecutors(files), toRoot, what, faults, route)
     }
+  }
 
   /** What [[copyReferenced]] would copy; it writes nothing (a HEAD of each file at the target). */
   def forecastReferenced(
@@ -188,14 +205,15 @@ final class TableCopy(
       after: Option[Long] = None
   ): CopyForecast = withJobGroup(s"$label: list the files versions up to $upTo reference") {
     val files = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo, after)
-    forecast(files, toRoot, routeOf(fromRoot, toRoot, TableCopy.probeOf(listing, upTo)))
+    val route = routeOf(fromRoot, toRoot, TableCopy.probeOf(listing, upTo))
+    forecast(new ListedOnExecutors(files), toRoot, route)
   }
 
-  /** What [[copyLog]] would copy; it writes nothing. */
+  /** What copying the log files `files` would copy; it writes nothing. */
   def forecastLog(fromRoot: Path, toRoot: Path, files: Seq[FileStatus]): CopyForecast =
     withJobGroup(s"$label: check ${files.size} log files") {
       forecast(
-        logFiles(fromRoot, files),
+        new ListedOnDriver(files.map(ReferencedFiles.logFile(qualify(fromRoot), _))),
         toRoot,
         routeOf(fromRoot, toRoot, logProbe(fromRoot, files))
       )
@@ -213,13 +231,6 @@ final class TableCopy(
   private def logProbe(fromRoot: Path, files: Seq[FileStatus]): Path =
     files.headOption.fold(fromRoot)(_.getPath)
 
-  private def logFiles(fromRoot: Path, files: Seq[FileStatus]): Dataset[CopyFile] = {
-    val root = qualify(fromRoot)
-    spark.createDataset(
-      files.map(f => ReferencedFiles.logFile(root, f))
-    )(Encoders.product[CopyFile])
-  }
-
   private def qualify(p: Path): Path = p.getFileSystem(hadoopConf).makeQualified(p)
 
   private def withJobGroup[T](description: String)(body: => T): T = {
@@ -229,14 +240,34 @@ final class TableCopy(
     finally saved.foreach { case (k, v) => sc.setLocalProperty(k, v) }
   }
 
+  /** The files of a copy: how many, their bytes, and how they go to the copy tasks. */
+  private sealed trait Listed {
+    def count: Long
+    def bytes: Long
+    def inPlace: Long
+    def tasks: Int
+
+    /** Every file, those referenced in place too (a DRY RUN looks each one up). */
+    def all: RDD[CopyFile]
+
+    /**
+     * The files to copy, partition k holding task k's files: each file goes to the task its
+     * cumulative weight falls in, so each task gets about the same share of the weight (bytes plus
+     * a per-file cost).
+     */
+    def balanced: RDD[CopyFile]
+
+    def release(): Unit
+  }
+
   /**
-   * The files of a copy, persisted, with what pass 1 found: per input partition the count, bytes
-   * and weight of the files to copy, and the count of files referenced in place (one small row per
-   * partition reaches the driver).
+   * Files a Spark job lists, persisted, with what pass 1 found: per input partition the count,
+   * bytes and weight of the files to copy, and the count of files referenced in place (one small
+   * row per partition reaches the driver).
    */
-  private final class Listed(files: Dataset[CopyFile]) {
-    val rdd: RDD[CopyFile] = files.rdd.persist(StorageLevel.MEMORY_AND_DISK)
-    private val sums = rdd.mapPartitions { it =>
+  private final class ListedOnExecutors(files: Dataset[CopyFile]) extends Listed {
+    val all: RDD[CopyFile] = files.rdd.persist(StorageLevel.MEMORY_AND_DISK)
+    private val sums = all.mapPartitions { it =>
       var n, bytes, weight, inPlace = 0L
       it.foreach { f =>
         if (f.target == null) inPlace += 1
@@ -252,36 +283,49 @@ final class TableCopy(
     private val totalWeight = sums.map(_._3).sum
     val tasks: Int = TableCopy.taskCount(count, totalWeight, sc.defaultParallelism)
 
-    /**
-     * Each file goes to the task its cumulative weight falls in, so each task gets about the same
-     * share of the weight (bytes plus a per-file cost).
-     */
     def balanced: RDD[CopyFile] = {
-      val perTask = math.max(1L, (totalWeight + tasks - 1) / tasks)
+      val perTask = TableCopy.perTask(totalWeight, tasks)
       val offsets = sums.map(_._3).scanLeft(0L)(_ + _)
       val n = tasks
-      rdd.mapPartitionsWithIndex { (i, it) =>
-        var cumulative = offsets(i)
-        it.filter(_.target != null).map { f =>
-          val w = TableCopy.weight(f)
-          val task = math.min(n - 1L, (cumulative + w / 2) / perTask).toInt
-          cumulative += w
-          task -> f
-        }
-      }.partitionBy(new TableCopy.ExactPartitioner(n)).values
+      all.mapPartitionsWithIndex((i, it) => TableCopy.assign(it, offsets(i), perTask, n))
+        .partitionBy(new TableCopy.ExactPartitioner(n)).values
     }
 
-    def release(): Unit = rdd.unpersist(blocking = false)
+    def release(): Unit = all.unpersist(blocking = false)
+  }
+
+  /**
+   * Files the driver holds already (log files, a few thousand at most where a checkpoint keeps the
+   * log short): summed and given to their tasks here, so their copy is one job of one stage.
+   */
+  private final class ListedOnDriver(files: Seq[CopyFile]) extends Listed {
+    private val toCopy = files.filter(_.target != null)
+    val count: Long = toCopy.size.toLong
+    val bytes: Long = toCopy.map(f => math.max(f.size, 0L)).sum
+    val inPlace: Long = (files.size - toCopy.size).toLong
+    private val totalWeight = toCopy.map(TableCopy.weight).sum
+    val tasks: Int = TableCopy.taskCount(count, totalWeight, sc.defaultParallelism)
+
+    def all: RDD[CopyFile] = sc.parallelize(files, math.max(1, tasks))
+
+    def balanced: RDD[CopyFile] = {
+      val byTask = TableCopy.assign(toCopy.iterator, 0L, TableCopy.perTask(totalWeight, tasks), tasks)
+        .toSeq.groupBy(_._1)
+      // One element per task: parallelize puts element k in partition k.
+      sc.parallelize((0 until tasks).map(k => byTask.getOrElse(k, Nil).map(_._2)), tasks)
+        .flatMap(identity)
+    }
+
+    def release(): Unit = ()
   }
 
   private def run(
-      files: Dataset[CopyFile],
+      listed: Listed,
       toRoot: Path,
       what: String,
       faults: CopyFaults,
       route: CopyRoute
   ): CopyStats = {
-    val listed = new Listed(files)
     val conf = SparkInternals.broadcastHadoopConf(spark, hadoopConf)
     try {
       if (listed.inPlace > 0) {
@@ -310,7 +354,8 @@ final class TableCopy(
         outcome.moved,
         Some(route),
         outcome.refused,
-        outcome.refusal
+        outcome.refusal,
+        outcome.logCopied
       )
     } finally {
       listed.release()
@@ -346,12 +391,11 @@ final class TableCopy(
   }
 
   /** What a copy of `files` would do: one job that looks each file up at the target. */
-  private def forecast(files: Dataset[CopyFile], toRoot: Path, route: CopyRoute): CopyForecast = {
-    val listed = new Listed(files)
+  private def forecast(listed: Listed, toRoot: Path, route: CopyRoute): CopyForecast = {
     val conf = SparkInternals.broadcastHadoopConf(spark, hadoopConf)
     try {
       val toRootString = qualify(toRoot).toString
-      val probed = listed.rdd.mapPartitions { it =>
+      val probed = listed.all.mapPartitions { it =>
         Iterator.single(TableCopy.probeTask(conf, new Path(toRootString), it))
       }.fold(ProbeOutcome.Zero)(_ + _)
       CopyForecast(
@@ -432,6 +476,28 @@ object TableCopy {
     if (u == 0) s"$n bytes" else f"$v%.1f ${units(u)}"
   }
 
+  private[redirect] def perTask(totalWeight: Long, tasks: Int): Long =
+    math.max(1L, (totalWeight + tasks - 1) / tasks)
+
+  /**
+   * The task of each file to copy (files referenced in place are left out): the one its
+   * cumulative weight, from `start`, falls in.
+   */
+  private[redirect] def assign(
+      files: Iterator[CopyFile],
+      start: Long,
+      perTask: Long,
+      tasks: Int
+  ): Iterator[(Int, CopyFile)] = {
+    var cumulative = start
+    files.filter(_.target != null).map { f =>
+      val w = weight(f)
+      val task = math.min(tasks - 1L, (cumulative + w / 2) / perTask).toInt
+      cumulative += w
+      task -> f
+    }
+  }
+
   /** Partition `k` for key `k`: the balanced assignment is computed, not hashed. */
   private[redirect] final class ExactPartitioner(n: Int) extends Partitioner {
     override def numPartitions: Int = n
@@ -448,6 +514,12 @@ object TableCopy {
         .getPath))
       .getOrElse(listing.logPath)
 
+  /**
+   * How many server-side copies a task has in flight: they wait on the store, not on the task's
+   * core, so one at a time would leave the store idle between requests.
+   */
+  private[redirect] val ServerSideCopiesPerTask = 8
+
   /** A file of a copy: where it is and where it goes, with their file systems. */
   private final class Item(f: CopyFile, toRoot: Path, hadoopConf: Configuration) {
     val from = new Path(f.source)
@@ -463,10 +535,17 @@ object TableCopy {
       if (f.required && f.size >= 0 && !f.isLog) Some(f.size)
       else Try(fromFs.getFileStatus(from)).toOption.map(_.getLen)
 
-    def atTarget: Option[FileStatus] = Try(toFs.getFileStatus(to)).toOption
+    /** The target's size, or None when it is not there (on S3, one HEAD request). */
+    def targetLen: Option[Long] =
+      if (S3Copy.isS3A(toFs)) S3Copy.length(toFs, to)
+      else Try(toFs.getFileStatus(to)).toOption.map(_.getLen)
   }
 
-  /** Runs on an executor: copies and verifies one task's files. */
+  /**
+   * Runs on an executor: copies and verifies one task's files; server-side copies several at a
+   * time ([[ServerSideCopiesPerTask]]; one at a time when a test slows each file down). The bytes
+   * that passed through the task go to its input and output metrics.
+   */
   private def copyTask(
       conf: BroadcastHadoopConf,
       toRoot: Path,
@@ -475,57 +554,100 @@ object TableCopy {
       planned: CopyRoute
   ): TaskOutcome = {
     val hadoopConf = conf.value
-    var out = TaskOutcome.Zero
     // After the store refuses one server-side copy, the task's other files go through streams.
-    var route = planned
-    def copyOnce(f: CopyFile, item: Item, len: Long, present: Option[FileStatus]) =
-      if (f.isLog) copyLogFile(route, item, len, present, faults.limits)
-      else
-        Right(FileCopy.copy(route, item.fromFs, item.from, item.toFs, item.to, len, faults.limits))
-    files.foreach { f =>
-      FaultInjection.delay(faults.delayMillis)
-      val item = new Item(f, toRoot, hadoopConf)
-      item.fromLen match {
-        case None if f.required => out = out.problem(s"${f.source} is missing at the source")
-        case None => out = out.copy(gone = out.gone + 1)
-        case Some(len) =>
-          val present = item.atTarget
-          val there =
-            if (present.exists(_.getLen == len)) {
-              out = out.copy(alreadyThere = out.alreadyThere + 1)
-              true
-            } else {
-              val copied = copyOnce(f, item, len, present) match {
-                case Right(FileCopy.Refused(reason)) =>
-                  out =
-                    out.copy(refused = out.refused + 1, refusal = out.refusal.orElse(Some(reason)))
-                  route = CopyRoute(CopyMode.Streams, Some(s"the store refused: $reason"))
-                  copyOnce(f, item, len, present)
-                case other => other
-              }
-              copied match {
-                case Left(p) => out = out.problem(p); false
-                case Right(FileCopy.SourceMissing) if f.required =>
-                  out = out.problem(s"${item.from} is missing at the source"); false
-                case Right(FileCopy.SourceMissing) => out = out.copy(gone = out.gone + 1); false
-                case Right(FileCopy.Refused(reason)) => out = out.problem(reason); false
-                case Right(FileCopy.Copied(moved)) =>
-                  SparkInternals.recordTaskBytes(moved)
-                  out = out.copy(copied = out.copied + 1, bytes = out.bytes + len)
-                  out = out.copy(moved = out.moved + moved)
-                  faults.haltAt.foreach(FaultInjection.halt)
-                  true
-              }
-            }
-          if (there) {
-            verify(item, len).foreach(p => out = out.problem(p))
-            if (f.isLog && !keepTime(item.toFs, item.to, f.modificationTime)) {
-              out = out.copy(timesNotKept = out.timesNotKept + 1)
-            }
-          }
-      }
-    }
+    val route = new AtomicReference(planned)
+    val copyOne = (f: CopyFile) => copyFile(new Item(f, toRoot, hadoopConf), f, route, faults)
+    val outcomes =
+      if (planned.mode == CopyMode.ServerSide && faults.delayMillis == 0)
+        inParallel(files, ServerSideCopiesPerTask)(copyOne)
+      else files.map(copyOne)
+    val out = outcomes.foldLeft(TaskOutcome.Zero)(_ + _)
+    SparkInternals.recordTaskBytes(out.moved)
     out
+  }
+
+  /** Copies one file unless it is there already, then verifies it. */
+  private def copyFile(
+      item: Item,
+      f: CopyFile,
+      route: AtomicReference[CopyRoute],
+      faults: CopyFaults
+  ): TaskOutcome = {
+    FaultInjection.delay(faults.delayMillis)
+    item.fromLen match {
+      case None if f.required => TaskOutcome.Zero.problem(s"${f.source} is missing at the source")
+      case None => TaskOutcome.Zero.copy(gone = 1)
+      case Some(len) =>
+        val present = item.targetLen
+        val out =
+          if (present.contains(len)) TaskOutcome.Zero.copy(alreadyThere = 1)
+          else copyMissing(item, f, len, present, route, faults)
+        if (out.copied + out.alreadyThere == 0) out else checkCopied(item, f, len, out)
+    }
+  }
+
+  /**
+   * Copies a file that is not at the target (or not whole). When the store refuses a server-side
+   * copy, this file and the task's later ones go through streams.
+   */
+  private def copyMissing(
+      item: Item,
+      f: CopyFile,
+      len: Long,
+      present: Option[Long],
+      route: AtomicReference[CopyRoute],
+      faults: CopyFaults
+  ): TaskOutcome = {
+    import item.{from, fromFs, to, toFs}
+    def once() =
+      if (f.isLog) copyLogFile(route.get, item, len, present, faults.limits)
+      else Right(FileCopy.copy(route.get, fromFs, from, toFs, to, len, faults.limits))
+    val (copied, refusedFirst) = once() match {
+      case Right(FileCopy.Refused(reason)) =>
+        route.set(CopyRoute(CopyMode.Streams, Some(s"the store refused: $reason")))
+        (once(), TaskOutcome.Zero.copy(refused = 1, refusal = Some(reason)))
+      case other => (other, TaskOutcome.Zero)
+    }
+    refusedFirst + (copied match {
+      case Left(p) => TaskOutcome.Zero.problem(p)
+      case Right(FileCopy.SourceMissing) if f.required =>
+        TaskOutcome.Zero.problem(s"$from is missing at the source")
+      case Right(FileCopy.SourceMissing) => TaskOutcome.Zero.copy(gone = 1)
+      case Right(FileCopy.Refused(reason)) => TaskOutcome.Zero.problem(reason)
+      case Right(FileCopy.Copied(moved)) =>
+        faults.haltAt.foreach(FaultInjection.halt)
+        TaskOutcome.Zero.copy(copied = 1, bytes = len, moved = moved, logCopied = if (f.isLog) 1 else 0)
+    })
+  }
+
+  /** Verifies a file at the target; a log file also keeps the source's modification time. */
+  private def checkCopied(item: Item, f: CopyFile, len: Long, out: TaskOutcome): TaskOutcome = {
+    val verified = verify(item, len).fold(out)(out.problem)
+    if (f.isLog && !keepTime(item.toFs, item.to, f.modificationTime))
+      verified.copy(timesNotKept = verified.timesNotKept + 1)
+    else verified
+  }
+
+  /**
+   * `f` of each item on `threads` threads of the task's own, in order. A cancelled task (its
+   * thread interrupted) stops them.
+   */
+  private def inParallel[A, B](items: Iterator[A], threads: Int)(f: A => B): Seq[B] = {
+    val pool = Executors.newFixedThreadPool(
+      threads,
+      (r: Runnable) => {
+        val t = new Thread(r, "delta-lifecycle-copy")
+        t.setDaemon(true)
+        t
+      }
+    )
+    try {
+      val running = items.map(a => pool.submit(() => f(a))).toVector
+      running.map { r =>
+        try r.get()
+        catch { case e: ExecutionException => throw e.getCause }
+      }
+    } finally pool.shutdownNow()
   }
 
   /** Runs on an executor (DRY RUN): looks each file up at the source and the target; no writes. */
@@ -538,7 +660,7 @@ object TableCopy {
         case None if f.required =>
           out + ProbeOutcome(0, 0, 0, 0, 0, 1, Vector(s"${f.source} is missing at the source"))
         case None => out.copy(gone = out.gone + 1)
-        case Some(len) if item.atTarget.exists(_.getLen == len) =>
+        case Some(len) if item.targetLen.contains(len) =>
           out.copy(there = out.there + 1, bytesThere = out.bytesThere + len)
         case Some(len) => out.copy(toCopy = out.toCopy + 1, bytes = out.bytes + len)
       }
@@ -556,7 +678,7 @@ object TableCopy {
       route: CopyRoute,
       item: Item,
       len: Long,
-      present: Option[FileStatus],
+      present: Option[Long],
       limits: S3Copy.Limits
   ): Either[String, FileCopy.Outcome] = {
     import item.{from, fromFs, to, toFs}
@@ -565,7 +687,7 @@ object TableCopy {
         s"$to already holds $there bytes, not the $len of $from; log files are never overwritten"
       )
     present match {
-      case Some(p) => mismatch(p.getLen)
+      case Some(there) => mismatch(there)
       case None if route.mode == CopyMode.ServerSide =>
         Right(FileCopy.copy(route, fromFs, from, toFs, to, len, limits))
       case None =>
@@ -579,9 +701,8 @@ object TableCopy {
                 catch { case _: org.apache.hadoop.fs.FileAlreadyExistsException => false }
               if (renamed) Right(copied)
               else {
-                val there = Try(toFs.getFileStatus(to)).toOption
-                if (there.exists(_.getLen == len)) Right(copied)
-                else mismatch(there.fold(-1L)(_.getLen))
+                val there = item.targetLen
+                if (there.contains(len)) Right(copied) else mismatch(there.getOrElse(-1L))
               }
             case other => Right(other)
           }
@@ -592,9 +713,9 @@ object TableCopy {
   /** Size, then the file systems' checksums when both give one of the same algorithm. */
   private def verify(item: Item, len: Long): Option[String] = {
     import item.{from, fromFs, to, toFs}
-    item.atTarget match {
+    item.targetLen match {
       case None => Some(s"$to is missing after the copy")
-      case Some(s) if s.getLen != len => Some(s"$to has ${s.getLen} bytes, expected $len")
+      case Some(there) if there != len => Some(s"$to has $there bytes, expected $len")
       case _ =>
         val a = Try(fromFs.getFileChecksum(from)).toOption.orNull
         val b = if (a == null) null else Try(toFs.getFileChecksum(to)).toOption.orNull
@@ -607,10 +728,10 @@ object TableCopy {
   /**
    * Gives a copied log file the source's modification time (delta-spark dates commits by it when
    * the table has no in-commit timestamps). False when the file system did not keep it (S3A and
-   * other object stores ignore or refuse `setTimes`).
+   * other object stores ignore or refuse `setTimes`; S3A is not asked).
    */
   private def keepTime(fs: FileSystem, p: Path, mtime: Long): Boolean =
-    Try {
+    !S3Copy.isS3A(fs) && Try {
       val now = fs.getFileStatus(p).getModificationTime
       now == mtime || {
         fs.setTimes(p, mtime, -1)
