@@ -60,8 +60,8 @@ private[redirect] object S3Copy {
 
   /**
    * Why the store cannot copy from `fromFs` to `toFs` itself, or None when it can: the two are
-   * different stores, a setting the copy would not carry is set, or the destination's client
-   * cannot read `probe` (an object of the source; one HEAD request).
+   * different stores, a setting the copy would not carry is set, or the destination's client cannot
+   * read `probe` (an object of the source; one HEAD request).
    */
   def refusal(fromFs: FileSystem, toFs: FileSystem, probe: Path): Option[String] =
     differentStores(fromFs, toFs)

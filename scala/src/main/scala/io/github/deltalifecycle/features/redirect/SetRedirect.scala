@@ -344,8 +344,8 @@ final class SetRedirect(
   }
 
   /**
-   * Copies the data files (with a pre-copy, only those the commits after it name) and the log up
-   * to the version before the redirect, in one job; verifies the destination is a table at that
+   * Copies the data files (with a pre-copy, only those the commits after it name) and the log up to
+   * the version before the redirect, in one job; verifies the destination is a table at that
    * version, and removes the pre-copy marker.
    */
   private def copyTable(

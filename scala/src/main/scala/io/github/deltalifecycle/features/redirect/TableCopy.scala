@@ -10,7 +10,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 import org.apache.spark.{Partitioner, SparkContext}
 import org.apache.spark.rdd.RDD
-import org.apache.spark.sql.{Dataset, Encoders, SparkSession}
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.deltalifecycle.{BroadcastHadoopConf, SparkInternals}
 import org.apache.spark.storage.StorageLevel
 
@@ -188,9 +188,7 @@ final class TableCopy(
       else run(new ListedOnDriver(log), toRoot, "log files", faults, route)
     } else {
       val data = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo, after)
-      val files =
-        if (log.isEmpty) data
-        else data.unionByName(spark.createDataset(log)(Encoders.product[CopyFile]))
+      val files = if (log.isEmpty) data else data.union(sc.parallelize(log, 1))
       val what = if (log.isEmpty) "data files" else "data and log files"
       run(new ListedOnExecutors(files), toRoot, what, faults, route)
     }
@@ -265,8 +263,8 @@ final class TableCopy(
    * bytes and weight of the files to copy, and the count of files referenced in place (one small
    * row per partition reaches the driver).
    */
-  private final class ListedOnExecutors(files: Dataset[CopyFile]) extends Listed {
-    val all: RDD[CopyFile] = files.rdd.persist(StorageLevel.MEMORY_AND_DISK)
+  private final class ListedOnExecutors(files: RDD[CopyFile]) extends Listed {
+    val all: RDD[CopyFile] = files.persist(StorageLevel.MEMORY_AND_DISK)
     private val sums = all.mapPartitions { it =>
       var n, bytes, weight, inPlace = 0L
       it.foreach { f =>
@@ -309,8 +307,9 @@ final class TableCopy(
     def all: RDD[CopyFile] = sc.parallelize(files, math.max(1, tasks))
 
     def balanced: RDD[CopyFile] = {
-      val byTask = TableCopy.assign(toCopy.iterator, 0L, TableCopy.perTask(totalWeight, tasks), tasks)
-        .toSeq.groupBy(_._1)
+      val byTask =
+        TableCopy.assign(toCopy.iterator, 0L, TableCopy.perTask(totalWeight, tasks), tasks)
+          .toSeq.groupBy(_._1)
       // One element per task: parallelize puts element k in partition k.
       sc.parallelize((0 until tasks).map(k => byTask.getOrElse(k, Nil).map(_._2)), tasks)
         .flatMap(identity)
@@ -480,8 +479,8 @@ object TableCopy {
     math.max(1L, (totalWeight + tasks - 1) / tasks)
 
   /**
-   * The task of each file to copy (files referenced in place are left out): the one its
-   * cumulative weight, from `start`, falls in.
+   * The task of each file to copy (files referenced in place are left out): the one its cumulative
+   * weight, from `start`, falls in.
    */
   private[redirect] def assign(
       files: Iterator[CopyFile],
@@ -542,9 +541,9 @@ object TableCopy {
   }
 
   /**
-   * Runs on an executor: copies and verifies one task's files; server-side copies several at a
-   * time ([[ServerSideCopiesPerTask]]; one at a time when a test slows each file down). The bytes
-   * that passed through the task go to its input and output metrics.
+   * Runs on an executor: copies and verifies one task's files; server-side copies several at a time
+   * ([[ServerSideCopiesPerTask]]; one at a time when a test slows each file down). The bytes that
+   * passed through the task go to its input and output metrics.
    */
   private def copyTask(
       conf: BroadcastHadoopConf,
@@ -608,16 +607,22 @@ object TableCopy {
         (once(), TaskOutcome.Zero.copy(refused = 1, refusal = Some(reason)))
       case other => (other, TaskOutcome.Zero)
     }
-    refusedFirst + (copied match {
-      case Left(p) => TaskOutcome.Zero.problem(p)
-      case Right(FileCopy.SourceMissing) if f.required =>
-        TaskOutcome.Zero.problem(s"$from is missing at the source")
-      case Right(FileCopy.SourceMissing) => TaskOutcome.Zero.copy(gone = 1)
-      case Right(FileCopy.Refused(reason)) => TaskOutcome.Zero.problem(reason)
-      case Right(FileCopy.Copied(moved)) =>
-        faults.haltAt.foreach(FaultInjection.halt)
-        TaskOutcome.Zero.copy(copied = 1, bytes = len, moved = moved, logCopied = if (f.isLog) 1 else 0)
-    })
+    refusedFirst +
+      (copied match {
+        case Left(p) => TaskOutcome.Zero.problem(p)
+        case Right(FileCopy.SourceMissing) if f.required =>
+          TaskOutcome.Zero.problem(s"$from is missing at the source")
+        case Right(FileCopy.SourceMissing) => TaskOutcome.Zero.copy(gone = 1)
+        case Right(FileCopy.Refused(reason)) => TaskOutcome.Zero.problem(reason)
+        case Right(FileCopy.Copied(moved)) =>
+          faults.haltAt.foreach(FaultInjection.halt)
+          TaskOutcome.Zero.copy(
+            copied = 1,
+            bytes = len,
+            moved = moved,
+            logCopied = if (f.isLog) 1 else 0
+          )
+      })
   }
 
   /** Verifies a file at the target; a log file also keeps the source's modification time. */
@@ -629,8 +634,8 @@ object TableCopy {
   }
 
   /**
-   * `f` of each item on `threads` threads of the task's own, in order. A cancelled task (its
-   * thread interrupted) stops them.
+   * `f` of each item on `threads` threads of the task's own, in order. A cancelled task (its thread
+   * interrupted) stops them.
    */
   private def inParallel[A, B](items: Iterator[A], threads: Int)(f: A => B): Seq[B] = {
     val pool = Executors.newFixedThreadPool(
