@@ -60,34 +60,23 @@ WRITES = ("PutObject", "CopyObject", "CopyObjectPart", "NewMultipartUpload",
           "PutObjectPart", "CompleteMultipartUpload", "DeleteObject", "DeleteMultipleObjects")
 
 REDIRECT = r"""
-import json, os, sys, time, urllib.request
+import json, os, sys, time
 from pyspark.sql import SparkSession
 from delta_lifecycle import configure_spark, hadoop_aws_package
 
 settings = json.loads(sys.argv[1])
-src, dest, warm, endpoint = sys.argv[2:6]
+src, dest, warm, endpoint, server_dir = sys.argv[2:7]
 builder = SparkSession.builder.master("local[2]")
 for k, v in settings.items():
     builder = builder.config(k, v)
 spark = configure_spark(builder, extra_packages=[hadoop_aws_package()]).getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
 
+sys.path.insert(0, server_dir)
+from server import request_counts
+
 def requests():
-    text = urllib.request.urlopen(endpoint + "/minio/metrics/v3/api/requests").read().decode()
-    out = {}
-    for line in text.splitlines():
-        if line.startswith("#") or 'type="s3"' not in line:
-            continue
-        metric, value = line.rsplit(" ", 1)
-        name = metric.split("{", 1)[0]
-        if name == "minio_api_requests_total":
-            key = metric.split('name="', 1)[1].split('"', 1)[0]
-        elif name.startswith("minio_api_requests_traffic_"):
-            key = name[len("minio_api_requests_"):]
-        else:
-            continue
-        out[key] = out.get(key, 0) + int(float(value))
-    return out
+    return request_counts(endpoint)
 
 pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
 def io():
@@ -163,7 +152,8 @@ def redirect_run(store: ObjectStore, dest: str, warm: str, event_dir: Path) -> D
         "spark.eventLog.compress": "false",
     }
     done = subprocess.run(
-        [sys.executable, "-c", REDIRECT, json.dumps(settings), SOURCE, dest, warm, store.endpoint],
+        [sys.executable, "-c", REDIRECT, json.dumps(settings), SOURCE, dest, warm, store.endpoint,
+         str(REPO / "tests" / "objectstore")],
         capture_output=True, text=True,
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]

@@ -304,30 +304,10 @@ class ObjectStore:
         )
 
     def request_counts(self) -> Dict[str, int]:
-        """The S3 requests this server has served since it started, by API as MinIO names
-        them (``CopyObject``, ``CopyObjectPart`` for UploadPartCopy, ``GetObject``,
-        ``PutObject``, ``HeadObject``, ...), and the bytes it has received from and sent to its
-        clients (``traffic_received_bytes``, ``traffic_sent_bytes``), from its Prometheus
-        metrics (v3: the v2 cluster metrics are cached for seconds). MinIO only."""
+        """See :func:`request_counts`. MinIO only."""
         if self.kind != "minio":
             raise RuntimeError(f"{self.kind} does not report request counts")
-        url = f"{self.endpoint}/minio/metrics/v3/api/requests"
-        with urllib.request.urlopen(url, timeout=10) as response:
-            text = response.read().decode()
-        counts: Dict[str, int] = {}
-        for line in text.splitlines():
-            if line.startswith("#") or 'type="s3"' not in line:
-                continue
-            metric, value = line.rsplit(" ", 1)
-            name = metric.split("{", 1)[0]
-            if name == "minio_api_requests_total":
-                key = metric.split('name="', 1)[1].split('"', 1)[0]
-            elif name.startswith("minio_api_requests_traffic_"):
-                key = name[len("minio_api_requests_"):]
-            else:
-                continue
-            counts[key] = counts.get(key, 0) + int(float(value))
-        return counts
+        return request_counts(self.endpoint)
 
     def mc(self, *args: str, timeout: float = 3600) -> "subprocess.CompletedProcess[str]":
         """Run MinIO's client (built by :func:`build_mc`) against this server, whose alias is
@@ -378,6 +358,31 @@ class ObjectStore:
             return self.log_file.read_text(errors="replace")[-3000:]
         except OSError:
             return "(no log)"
+
+
+def request_counts(endpoint: str) -> Dict[str, int]:
+    """The S3 requests the MinIO server at ``endpoint`` has served since it started, by API as
+    MinIO names them (``CopyObject``, ``CopyObjectPart`` for UploadPartCopy, ``GetObject``,
+    ``PutObject``, ``HeadObject``, ...), and the bytes it has received from and sent to its
+    clients (``traffic_received_bytes``, ``traffic_sent_bytes``), from its Prometheus metrics
+    (v3: the v2 cluster metrics are cached for seconds)."""
+    url = f"{endpoint}/minio/metrics/v3/api/requests"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    counts: Dict[str, int] = {}
+    for line in text.splitlines():
+        if line.startswith("#") or 'type="s3"' not in line:
+            continue
+        metric, value = line.rsplit(" ", 1)
+        name = metric.split("{", 1)[0]
+        if name == "minio_api_requests_total":
+            key = metric.split('name="', 1)[1].split('"', 1)[0]
+        elif name.startswith("minio_api_requests_traffic_"):
+            key = name[len("minio_api_requests_"):]
+        else:
+            continue
+        counts[key] = counts.get(key, 0) + int(float(value))
+    return counts
 
 
 def _wait_until_serving(store: ObjectStore, health_path: str) -> None:
