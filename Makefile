@@ -188,6 +188,8 @@ bench: install
 	$(VENV_PY) bench/plot_driver_memory.py
 	$(VENV_PY) bench/redirect_copy.py
 	$(VENV_PY) bench/plot_redirect_copy.py
+	$(VENV_PY) bench/redirect_copy_s3.py
+	$(VENV_PY) bench/plot_redirect_copy_s3.py
 	$(VENV_PY) bench/on_cluster.py
 	$(VENV_PY) bench/differential.py 5
 

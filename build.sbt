@@ -103,6 +103,12 @@ lazy val lifecycle = (project in file("scala"))
       // delta-spark_2.12.
       (if (sparkLine.startsWith("3.")) "io.delta" %% "delta-spark" % lv("delta") % Provided
        else "io.delta" %% s"delta-spark_$sparkLine" % lv("delta") % Provided),
+      // The server-side copy on S3 (FileCopy, docs/redirection.md "The copy"): hadoop-aws and the
+      // S3 module of the AWS SDK it brings (v1 on Hadoop 3.3, v2 from 3.4), to compile against
+      // only; at run time both come with hadoop-aws, and nothing loads them without an s3a:// copy.
+      ("org.apache.hadoop" % "hadoop-aws" % lv("hadoop") % Provided).intransitive(),
+      (if (sparkLine.startsWith("3.")) "com.amazonaws" % "aws-java-sdk-s3" % lv("awssdk") % Provided
+       else "software.amazon.awssdk" % "s3" % lv("awssdk") % Provided),
       "org.scalatest" %% "scalatest" % v("scalatest") % Test
     ),
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked") ++

@@ -42,20 +42,26 @@ ROOT = Path(__file__).resolve().parent
 WORK = ROOT / "work" / "copy"
 RESULTS = ROOT / "results"
 
+#: The session of every run (redirect_copy_s3.py's too): small and quiet local Spark.
+SESSION_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.memory": "4g",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.databricks.delta.snapshotPartitions": "2",
+}
+
 SESSION = r"""
 import json, sys, time
 from pyspark.sql import SparkSession
 from delta_lifecycle import configure_spark
 
-builder = (SparkSession.builder.master("local[2]")
-    .config("spark.ui.enabled", "false")
-    .config("spark.ui.showConsoleProgress", "false")
-    .config("spark.driver.memory", "4g")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.databricks.delta.snapshotPartitions", "2"))
+builder = SparkSession.builder.master("local[2]")
+for k, v in json.loads(%r).items():
+    builder = builder.config(k, v)
 spark = configure_spark(builder).getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
-"""
+""" % json.dumps(SESSION_CONF)
 
 BUILD = SESSION + r"""
 from pyspark.sql import functions as F

@@ -37,7 +37,7 @@ ALL_STEPS: List[Tuple[str, str]] = [
     ("setRedirect.midDataCopy", "set"),
     ("setRedirect.afterPreCopy", "set"),
     ("setRedirect.afterEnable", "set"),
-    ("setRedirect.afterDataCopy", "set"),
+    ("setRedirect.afterFileCopy", "set"),
     ("setRedirect.afterCopy", "set"),
     ("unsetRedirect.afterSourceDrop", "unset"),
     ("unsetRedirect.afterDestinationMark", "unset"),
@@ -46,7 +46,7 @@ ALL_STEPS: List[Tuple[str, str]] = [
 ]
 CI_STEPS = {
     "setRedirect.midDataCopy",
-    "setRedirect.afterDataCopy",
+    "setRedirect.afterFileCopy",
     "unsetRedirect.afterDestinationMark",
     "unsetRedirect.afterReplay.2",
 }

@@ -33,6 +33,8 @@ from delta_lifecycle.results import (
     CompactionResult,
     DropFeatureResult,
     ProtocolVersion,
+    RedirectPlan,
+    RedirectRefusal,
     RedirectStatus,
 )
 from delta_lifecycle.tables import LifecycleTable
@@ -48,6 +50,8 @@ __all__ = [
     "OperationProgress",
     "ProgressCallback",
     "ProtocolVersion",
+    "RedirectPlan",
+    "RedirectRefusal",
     "RedirectStatus",
     "SUPPORTED_LINES",
     "SparkLine",

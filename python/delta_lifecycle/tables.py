@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 from delta_lifecycle.errors import translate_errors
 from delta_lifecycle.progress import ProgressCallback, reporting_progress
@@ -12,6 +12,7 @@ from delta_lifecycle.results import (
     CompactionResult,
     DropFeatureResult,
     ProtocolVersion,
+    RedirectPlan,
     RedirectStatus,
 )
 
@@ -475,6 +476,41 @@ class LifecycleTable:
         statement = f"ALTER TABLE {self._identifier} DROP FEATURE {_feature_literal(feature)}"
         return self._drops(statement, truncate_history, dry_run, on_progress)[0]
 
+    @overload
+    def set_redirect(
+        self,
+        location: Optional[str] = ...,
+        mode: str = ...,
+        no_redirect_rules: Sequence[Tuple[str, Sequence[str]]] = ...,
+        table: Optional[str] = ...,
+        on_progress: Optional[ProgressCallback] = ...,
+        dry_run: Literal[False] = ...,
+    ) -> RedirectStatus: ...
+
+    @overload
+    def set_redirect(
+        self,
+        location: Optional[str] = ...,
+        mode: str = ...,
+        no_redirect_rules: Sequence[Tuple[str, Sequence[str]]] = ...,
+        table: Optional[str] = ...,
+        on_progress: Optional[ProgressCallback] = ...,
+        *,
+        dry_run: Literal[True],
+    ) -> RedirectPlan: ...
+
+    @overload
+    def set_redirect(
+        self,
+        location: Optional[str] = ...,
+        mode: str = ...,
+        no_redirect_rules: Sequence[Tuple[str, Sequence[str]]] = ...,
+        table: Optional[str] = ...,
+        on_progress: Optional[ProgressCallback] = ...,
+        *,
+        dry_run: bool,
+    ) -> Union[RedirectStatus, RedirectPlan]: ...
+
     def set_redirect(
         self,
         location: Optional[str] = None,
@@ -482,7 +518,8 @@ class LifecycleTable:
         no_redirect_rules: Sequence[Tuple[str, Sequence[str]]] = (),
         table: Optional[str] = None,
         on_progress: Optional[ProgressCallback] = None,
-    ) -> RedirectStatus:
+        dry_run: bool = False,
+    ) -> Union[RedirectStatus, RedirectPlan]:
         """Redirect the table to a new location, or to a new table in the session catalog.
 
         Runs ``ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>'
@@ -492,6 +529,10 @@ class LifecycleTable:
         copies run as Spark jobs and are verified, and it becomes ``READY``: from then on
         every read and write by name or path in a session with this extension goes to the
         destination. Re-running the same call after a crash resumes the copy.
+
+        Between two ``s3a://`` locations of the same store the store copies each file
+        itself (no data bytes through the executors); elsewhere the executors copy them.
+        ``dry_run=True`` says what the statement would do and writes nothing.
 
         Parameters
         ----------
@@ -508,10 +549,15 @@ class LifecycleTable:
             a session catalog table name to create at the default location.
         on_progress:
             called with the statement's progress, see :mod:`delta_lifecycle.progress`.
+        dry_run:
+            run ``… DRY RUN``: return what the statement would copy, how, and which checks
+            would refuse it, writing nothing in either location.
 
         Returns
         -------
-        see :class:`~delta_lifecycle.results.RedirectStatus`.
+        see :class:`~delta_lifecycle.results.RedirectStatus`; with ``dry_run``,
+        :class:`~delta_lifecycle.results.RedirectPlan` (the checks that would refuse the
+        redirect are in its ``refusals``, not raised).
 
         Raises
         ------
@@ -530,7 +576,9 @@ class LifecycleTable:
         Examples
         --------
         >>> table = LifecycleTable.for_name(spark, "sales.events")
-        >>> status = table.set_redirect("s3://new-bucket/events")
+        >>> plan = table.set_redirect("s3a://new-bucket/events", dry_run=True)
+        >>> print(plan.files_to_copy, plan.copy_mode, plan.refusals)
+        >>> status = table.set_redirect("s3a://new-bucket/events")
         >>> print(status.state, status.files_copied)
         """
         if (location is None) == (table is None):
@@ -547,10 +595,29 @@ class LifecycleTable:
                 ops = ", ".join(_operation(op) for op in operations)
                 rules.append(f"{_string_literal(app, 'application name')} ALLOW ({ops})")
             statement += f" NO REDIRECT RULES ({', '.join(rules)})"
+        if dry_run:
+            return RedirectPlan.from_row(self._run_reporting(statement + " DRY RUN", on_progress)[0])
         rows = self._run_reporting(statement, on_progress)
         return RedirectStatus.from_row(rows[0])
 
-    def unset_redirect(self, on_progress: Optional[ProgressCallback] = None) -> RedirectStatus:
+    @overload
+    def unset_redirect(
+        self, on_progress: Optional[ProgressCallback] = ..., dry_run: Literal[False] = ...
+    ) -> RedirectStatus: ...
+
+    @overload
+    def unset_redirect(
+        self, on_progress: Optional[ProgressCallback] = ..., *, dry_run: Literal[True]
+    ) -> RedirectPlan: ...
+
+    @overload
+    def unset_redirect(
+        self, on_progress: Optional[ProgressCallback] = ..., *, dry_run: bool
+    ) -> Union[RedirectStatus, RedirectPlan]: ...
+
+    def unset_redirect(
+        self, on_progress: Optional[ProgressCallback] = None, dry_run: bool = False
+    ) -> Union[RedirectStatus, RedirectPlan]:
         """Remove the table's redirect and bring its data home.
 
         Runs ``ALTER TABLE <table> UNSET REDIRECT``. From ``READY``: source and destination
@@ -564,6 +631,9 @@ class LifecycleTable:
         ----------
         on_progress:
             called with the statement's progress, see :mod:`delta_lifecycle.progress`.
+        dry_run:
+            run ``… DRY RUN``: return a :class:`~delta_lifecycle.results.RedirectPlan` of
+            what would be copied back and replayed, writing nothing in either location.
 
         Raises
         ------
@@ -577,8 +647,10 @@ class LifecycleTable:
         --------
         >>> LifecycleTable.for_path(spark, "/data/events").unset_redirect().state  # 'NORMAL'
         """
-        rows = self._run_reporting(f"ALTER TABLE {self._identifier} UNSET REDIRECT", on_progress)
-        return RedirectStatus.from_row(rows[0])
+        statement = f"ALTER TABLE {self._identifier} UNSET REDIRECT"
+        if dry_run:
+            return RedirectPlan.from_row(self._run_reporting(statement + " DRY RUN", on_progress)[0])
+        return RedirectStatus.from_row(self._run_reporting(statement, on_progress)[0])
 
     def redirect_status(self) -> Optional[RedirectStatus]:
         """The table's redirect as its log records it, or ``None`` when it has none.

@@ -9,10 +9,18 @@ the build fails, moto's server mode (``moto[server]``, a test dependency) stands
 both the log and :attr:`ObjectStore.kind` say so: moto is an emulator, MinIO is a real
 S3 implementation, so a pass on moto is weaker evidence.
 
+MinIO's client ``mc`` (the reference copy of the redirect benchmark, ``mc cp --recursive``,
+and the tests' way to add users) is built and cached the same way, from its own Go module, into
+``.../delta-lifecycle/mc/<version>/mc``.
+
+The server serves its Prometheus metrics without authentication (it listens on 127.0.0.1 only),
+so :meth:`ObjectStore.request_counts` can count the S3 requests it served, by API.
+
 Usage::
 
     python tests/objectstore/server.py start [--bucket NAME ...]   # until Ctrl-C
     python tests/objectstore/server.py build                       # build MinIO only
+    python tests/objectstore/server.py build-mc                    # build mc only
 
 ``start`` prints the endpoint, the credentials, the Spark settings for S3A and the
 delta-rs ``storage_options``. The tests use :func:`start_object_store`.
@@ -46,9 +54,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("delta_lifecycle.objectstore")
 
+@dataclass(frozen=True)
+class GoTool:
+    """A binary built with ``go install <module>@<version>`` and cached per version."""
+
+    name: str
+    module: str
+    version: str
+
+
 #: The MinIO release the project tests against, as a Go module version.
-MINIO_MODULE = "github.com/minio/minio"
-MINIO_VERSION = "v0.0.0-20260212201848-7aac2a2c5b7c"
+MINIO = GoTool("minio", "github.com/minio/minio", "v0.0.0-20260212201848-7aac2a2c5b7c")
+#: MinIO's client; the Go proxy's newest version of its module.
+MC = GoTool("mc", "github.com/minio/mc", "v0.0.0-20250313080218-cf909e1063a9")
+MINIO_MODULE = MINIO.module
+MINIO_VERSION = MINIO.version
 #: ``go install`` on 2 cores at normal priority: 4 to 10 minutes seen; beyond this
 #: something is wrong.
 MINIO_BUILD_TIMEOUT_SECONDS = 30 * 60
@@ -64,17 +84,27 @@ SIMPLE_CREDENTIALS_PROVIDER = "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProv
 STARTUP_TIMEOUT_SECONDS = 60.0
 
 
-def minio_cache_dir() -> Path:
-    """Where the MinIO binary of :data:`MINIO_VERSION` is kept between runs."""
+def tool_cache_dir(tool: GoTool = MINIO) -> Path:
+    """Where the binary of ``tool`` (MinIO by default) is kept between runs."""
     override = os.environ.get("DELTA_LIFECYCLE_MINIO_CACHE")
     if override:
-        return Path(override) / MINIO_VERSION
+        base = Path(override) if tool == MINIO else Path(override) / tool.name
+        return base / tool.version
     cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache_home) / "delta-lifecycle" / "minio" / MINIO_VERSION
+    return Path(cache_home) / "delta-lifecycle" / tool.name / tool.version
+
+
+def minio_cache_dir() -> Path:
+    """Where the MinIO binary of :data:`MINIO_VERSION` is kept between runs."""
+    return tool_cache_dir(MINIO)
 
 
 def minio_binary() -> Path:
     return minio_cache_dir() / "minio"
+
+
+def mc_binary() -> Path:
+    return tool_cache_dir(MC) / "mc"
 
 
 #: The running ``go install``, if any, so that a niced build can be hurried or stopped.
@@ -86,7 +116,19 @@ _hurry_requested = False
 def build_minio(niced: bool = False, timeout: Optional[float] = MINIO_BUILD_TIMEOUT_SECONDS) -> Path:
     """Return the cached MinIO binary, building it with ``go install`` if it is absent
     (at the lowest CPU priority if ``niced``, to build beside other work; see
-    :func:`hurry_build`).
+    :func:`hurry_build`). See :func:`build_tool`."""
+    return build_tool(MINIO, niced, timeout)
+
+
+def build_mc(niced: bool = False, timeout: Optional[float] = MINIO_BUILD_TIMEOUT_SECONDS) -> Path:
+    """Return the cached ``mc`` binary, building it as :func:`build_minio` builds MinIO."""
+    return build_tool(MC, niced, timeout)
+
+
+def build_tool(
+    tool: GoTool, niced: bool = False, timeout: Optional[float] = MINIO_BUILD_TIMEOUT_SECONDS
+) -> Path:
+    """Return the cached binary of ``tool``, building it with ``go install`` if it is absent.
 
     A lock file serializes concurrent builds (two test runs on one machine); the binary is
     installed into a scratch directory and renamed into place, so an interrupted build never
@@ -94,13 +136,13 @@ def build_minio(niced: bool = False, timeout: Optional[float] = MINIO_BUILD_TIME
     is missing or the build fails or takes longer than ``timeout`` seconds.
     """
     global _build_process
-    binary = minio_binary()
+    cache = tool_cache_dir(tool)
+    binary = cache / tool.name
     if binary.is_file():
         return binary
     go = shutil.which("go")
     if go is None:
-        raise RuntimeError("`go` is not on PATH, so MinIO cannot be built")
-    cache = minio_cache_dir()
+        raise RuntimeError(f"`go` is not on PATH, so {tool.name} cannot be built")
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / "build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -109,14 +151,14 @@ def build_minio(niced: bool = False, timeout: Optional[float] = MINIO_BUILD_TIME
         scratch = Path(tempfile.mkdtemp(prefix="gobin-", dir=cache))
         try:
             log.warning(
-                "Building MinIO %s with `go install` into %s; this takes 4 to 10 minutes "
-                "the first time and is cached afterwards.", MINIO_VERSION, cache
+                "Building %s %s with `go install` into %s; this takes minutes the first "
+                "time and is cached afterwards.", tool.name, tool.version, cache
             )
             started = time.monotonic()
             # GOPATH and GOCACHE keep their defaults, so the module and build caches are
             # shared with any other Go work on the machine.
             env = {**os.environ, "GOBIN": str(scratch)}
-            command = [go, "install", f"{MINIO_MODULE}@{MINIO_VERSION}"]
+            command = [go, "install", f"{tool.module}@{tool.version}"]
             if niced and not _hurry_requested and shutil.which("nice"):
                 command = ["nice", "-n", "19", *command]
             # Its own process group: the compilers go starts can be reniced or stopped with it.
@@ -130,13 +172,15 @@ def build_minio(niced: bool = False, timeout: Optional[float] = MINIO_BUILD_TIME
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
-                raise RuntimeError(f"`go install` of MinIO took over {timeout:.0f} s; stopped it")
+                raise RuntimeError(
+                    f"`go install` of {tool.name} took over {timeout:.0f} s; stopped it"
+                )
             finally:
                 _build_process = None
-            if process.returncode != 0 or not (scratch / "minio").is_file():
-                raise RuntimeError(f"`go install` of MinIO failed:\n{output[-4000:]}")
-            os.replace(scratch / "minio", binary)
-            log.warning("Built MinIO in %.0f s: %s", time.monotonic() - started, binary)
+            if process.returncode != 0 or not (scratch / tool.name).is_file():
+                raise RuntimeError(f"`go install` of {tool.name} failed:\n{output[-4000:]}")
+            os.replace(scratch / tool.name, binary)
+            log.warning("Built %s in %.0f s: %s", tool.name, time.monotonic() - started, binary)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     return binary
@@ -259,6 +303,22 @@ class ObjectStore:
             i.path[len(path) + 1:] for i in infos if i.type == fs.FileType.File
         )
 
+    def request_counts(self) -> Dict[str, int]:
+        """See :func:`request_counts`. MinIO only."""
+        if self.kind != "minio":
+            raise RuntimeError(f"{self.kind} does not report request counts")
+        return request_counts(self.endpoint)
+
+    def mc(self, *args: str, timeout: float = 3600) -> "subprocess.CompletedProcess[str]":
+        """Run MinIO's client (built by :func:`build_mc`) against this server, whose alias is
+        ``local`` (``mc cp --recursive local/a/t local/b/t``); its configuration lives in the
+        server's work directory. Raises ``CalledProcessError`` when ``mc`` fails."""
+        host = self.endpoint.replace("://", f"://{self.access_key}:{self.secret_key}@", 1)
+        env = {**os.environ, "MC_HOST_local": host}
+        command = [str(build_mc()), "--config-dir", str(self.workdir / "mc"), "--quiet", *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True, check=True,
+                              timeout=timeout)
+
     def describe(self) -> str:
         """Everything a person needs to point Spark or delta-rs at this server."""
         conf = self.spark_conf()
@@ -298,6 +358,31 @@ class ObjectStore:
             return self.log_file.read_text(errors="replace")[-3000:]
         except OSError:
             return "(no log)"
+
+
+def request_counts(endpoint: str) -> Dict[str, int]:
+    """The S3 requests the MinIO server at ``endpoint`` has served since it started, by API as
+    MinIO names them (``CopyObject``, ``CopyObjectPart`` for UploadPartCopy, ``GetObject``,
+    ``PutObject``, ``HeadObject``, ...), and the bytes it has received from and sent to its
+    clients (``traffic_received_bytes``, ``traffic_sent_bytes``), from its Prometheus metrics
+    (v3: the v2 cluster metrics are cached for seconds)."""
+    url = f"{endpoint}/minio/metrics/v3/api/requests"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    counts: Dict[str, int] = {}
+    for line in text.splitlines():
+        if line.startswith("#") or 'type="s3"' not in line:
+            continue
+        metric, value = line.rsplit(" ", 1)
+        name = metric.split("{", 1)[0]
+        if name == "minio_api_requests_total":
+            key = metric.split('name="', 1)[1].split('"', 1)[0]
+        elif name.startswith("minio_api_requests_traffic_"):
+            key = name[len("minio_api_requests_"):]
+        else:
+            continue
+        counts[key] = counts.get(key, 0) + int(float(value))
+    return counts
 
 
 def _wait_until_serving(store: ObjectStore, health_path: str) -> None:
@@ -340,6 +425,8 @@ def _start_minio(binary: Path) -> ObjectStore:
         "MINIO_UPDATE": "off",
         "MINIO_BROWSER": "off",
         "MINIO_CALLHOME_ENABLE": "off",
+        # The request counts of request_counts(); the server listens on 127.0.0.1 only.
+        "MINIO_PROMETHEUS_AUTH_TYPE": "public",
     }
     with open(log_file, "wb") as out:
         process = subprocess.Popen(
@@ -431,11 +518,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     start.add_argument("--json", action="store_true",
                        help="print the settings as one JSON object instead of text")
     commands.add_parser("build", help="build MinIO into the cache (if absent) and print its path")
+    commands.add_parser("build-mc", help="build mc into the cache (if absent) and print its path")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
 
     if args.command == "build":
         print(build_minio())
+        return 0
+    if args.command == "build-mc":
+        print(build_mc())
         return 0
 
     with running_object_store(args.bucket or ["delta-lifecycle"]) as store:

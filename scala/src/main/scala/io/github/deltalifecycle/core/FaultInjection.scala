@@ -20,8 +20,14 @@ object FaultInjection {
   /** TEST ONLY: the setting that makes each file of a table copy wait this many milliseconds. */
   val CopyDelayKey = "spark.deltaLifecycle.test.copyDelayMillis"
 
+  /**
+   * TEST ONLY: the setting that makes a server-side copy of an object larger than this many bytes
+   * go in parts of this size (UploadPartCopy), as objects over 5 GB do; tests copy small objects.
+   */
+  val ServerSideCopyPartKey = "spark.deltaLifecycle.test.serverSideCopyPartBytes"
+
   /** Every test switch: settings that do something only in a JVM started for tests. */
-  val Keys: Seq[String] = Seq(HaltAtStepKey, CopyDelayKey)
+  val Keys: Seq[String] = Seq(HaltAtStepKey, CopyDelayKey, ServerSideCopyPartKey)
 
   /**
    * The JVM system property that turns the switches on. Executors read their own JVM's, so a test
@@ -52,6 +58,13 @@ object FaultInjection {
   def copyDelayMillis(session: Option[SparkSession] = SparkSession.getActiveSession): Long =
     if (!inTestJvm) 0L
     else session.flatMap(_.conf.getOption(CopyDelayKey)).flatMap(_.toLongOption).getOrElse(0L)
+
+  /** The part size of a server-side copy a test asks for ([[ServerSideCopyPartKey]]), if any. */
+  def serverSideCopyPartBytes(
+      session: Option[SparkSession] = SparkSession.getActiveSession
+  ): Option[Long] =
+    if (!inTestJvm) None
+    else session.flatMap(_.conf.getOption(ServerSideCopyPartKey)).flatMap(_.toLongOption)
 
   /**
    * Halts this JVM, if it was started for tests; elsewhere nothing happens. On an executor this

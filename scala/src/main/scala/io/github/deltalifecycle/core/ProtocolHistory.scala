@@ -81,10 +81,10 @@ object ProtocolHistory {
   }
 
   /**
-   * Every checkpoint from version `from` holds the protocol and metadata of its version, as a reader
-   * that starts from it needs: a history rebuilt from the commits alone would otherwise report a
-   * state those readers cannot rebuild (delta-spark refuses such a table). Each checkpoint is read
-   * only until both are found, which a checkpoint writer puts first.
+   * Every checkpoint from version `from` holds the protocol and metadata of its version, as a
+   * reader that starts from it needs: a history rebuilt from the commits alone would otherwise
+   * report a state those readers cannot rebuild (delta-spark refuses such a table). Each checkpoint
+   * is read only until both are found, which a checkpoint writer puts first.
    */
   private def requireStateInCheckpoints(log: TableLog, listing: LogListing, from: Long): Unit =
     listing.checkpoints.filter(_.version >= from).foreach { checkpoint =>

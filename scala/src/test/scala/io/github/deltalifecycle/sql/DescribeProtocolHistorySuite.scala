@@ -129,7 +129,8 @@ class DescribeProtocolHistorySuite extends AnyFunSuite with LifecycleSparkSessio
       val path = copyOfSharedTable("delta-golden", name)
       val e = intercept[DeltaLifecycleException](history(s"delta.`$path`"))
       assert(e.getCondition === condition, s"$name: ${e.getMessage}")
-      if (condition.endsWith("CORRUPT_LOG") && name.contains("checkpoint")) assert(e.getMessage.contains("checkpoint"), e.getMessage)
+      if (condition.endsWith("CORRUPT_LOG") && name.contains("checkpoint"))
+        assert(e.getMessage.contains("checkpoint"), e.getMessage)
     }
   }
 

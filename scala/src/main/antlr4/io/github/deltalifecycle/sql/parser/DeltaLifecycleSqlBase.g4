@@ -26,8 +26,9 @@ statement
     | ALTER TABLE table=tableName SET REDIRECT kind=redirectMode?
         TO (location=STRING | TABLE target=tableName)
         (NO REDIRECT RULES
-            LEFT_PAREN rules+=redirectRule (COMMA rules+=redirectRule)* RIGHT_PAREN)?  #setRedirect
-    | ALTER TABLE table=tableName UNSET REDIRECT                           #unsetRedirect
+            LEFT_PAREN rules+=redirectRule (COMMA rules+=redirectRule)* RIGHT_PAREN)?
+        (DRY RUN)?                                                         #setRedirect
+    | ALTER TABLE table=tableName UNSET REDIRECT (DRY RUN)?                #unsetRedirect
     | DESCRIBE REDIRECT table=tableName                                    #describeRedirect
     ;
 

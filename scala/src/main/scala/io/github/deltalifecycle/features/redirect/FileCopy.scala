@@ -4,42 +4,118 @@ import java.io.File
 import java.nio.channels.FileChannel
 import java.nio.file.{Files, NoSuchFileException, StandardCopyOption, StandardOpenOption}
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
 import org.apache.hadoop.io.IOUtils
+
+/** How a copy moves a file's bytes; its `name` is what the result rows and progress say. */
+sealed abstract class CopyMode(val name: String) extends Serializable
+object CopyMode {
+
+  /** Inside an S3-compatible store (CopyObject, UploadPartCopy): no bytes through executors. */
+  case object ServerSide extends CopyMode("server-side")
+
+  /** Between two local paths, through the kernel (a file channel's transfer). */
+  case object Local extends CopyMode("local")
+
+  /** Through Hadoop's streams: each executor reads each file and writes it again. */
+  case object Streams extends CopyMode("streams")
+
+  val All: Seq[CopyMode] = Seq(ServerSide, Local, Streams)
+}
+
+/**
+ * How a copy between two locations moves its files, decided once on the driver: the mode, and why
+ * it is not a server-side copy when it is not.
+ */
+final case class CopyRoute(mode: CopyMode, reason: Option[String]) {
+  def describe: String = mode.name + reason.fold("")(r => s" ($r)")
+}
 
 /**
  * Copies one file's bytes between two Hadoop file systems, overwriting the target. Runs in tasks.
  *
- * Between two paths on Hadoop's local file system the bytes go through the kernel (a file channel's
- * transfer) instead of Hadoop's streams. Without Hadoop's native library (pyspark's distribution
- * has none), the local file system forks a `chmod` process for every file it creates and again for
- * its `.crc` sidecar, which made a copy of small files several times slower than `cp`. The source's
- * sidecar is carried across unchanged (the bytes are the same), so a reader of the target verifies
- * the same checksums a reader of the source does; the target's old sidecar goes first, so a copy
- * cut short never leaves a sidecar that does not match its file.
+ * Between two `s3a://` locations of the same store the store copies the object itself ([[S3Copy]]):
+ * no bytes pass through the executor. Between two paths on Hadoop's local file system the bytes go
+ * through the kernel (a file channel's transfer) instead of Hadoop's streams. Without Hadoop's
+ * native library (pyspark's distribution has none), the local file system forks a `chmod` process
+ * for every file it creates and again for its `.crc` sidecar, which made a copy of small files
+ * several times slower than `cp`. The source's sidecar is carried across unchanged (the bytes are
+ * the same), so a reader of the target verifies the same checksums a reader of the source does; the
+ * target's old sidecar goes first, so a copy cut short never leaves a sidecar that does not match
+ * its file. Anything else goes through Hadoop's streams.
  */
 private[redirect] object FileCopy {
 
   private val BufferSize = 1 << 20
 
-  /** True when copied; false when the source does not exist. */
-  def copy(fromFs: FileSystem, from: Path, toFs: FileSystem, to: Path): Boolean =
-    (localFile(fromFs, from), localFile(toFs, to)) match {
-      case (Some(source), Some(target)) =>
-        copyLocal(source, target, sidecar(fromFs, from), sidecar(toFs, to))
-      case _ => copyStreams(fromFs, from, toFs, to)
-    }
+  /** What one copy did. */
+  sealed trait Outcome
 
-  private def copyStreams(fromFs: FileSystem, from: Path, toFs: FileSystem, to: Path): Boolean = {
+  /** The source does not exist. */
+  case object SourceMissing extends Outcome
+
+  /** Copied; `bytesMoved` passed through the executor (0 for a server-side copy). */
+  final case class Copied(bytesMoved: Long) extends Outcome
+
+  /** The store refused a server-side copy (`reason`); nothing was written. */
+  final case class Refused(reason: String) extends Outcome
+
+  /**
+   * How files go from `fromRoot` to `toRoot`. `probe` is an object of the source that the
+   * destination's S3 client must be able to read for a server-side copy (a HEAD, nothing written).
+   */
+  def route(conf: Configuration, fromRoot: Path, toRoot: Path, probe: Path): CopyRoute = {
+    val (fromFs, toFs) = (fromRoot.getFileSystem(conf), toRoot.getFileSystem(conf))
+    if (localFile(fromFs, fromRoot).isDefined && localFile(toFs, toRoot).isDefined)
+      CopyRoute(CopyMode.Local, None)
+    else if (S3Copy.isS3A(fromFs) && S3Copy.isS3A(toFs)) {
+      S3Copy.refusal(fromFs, toFs, probe) match {
+        case None => CopyRoute(CopyMode.ServerSide, None)
+        case reason => CopyRoute(CopyMode.Streams, reason)
+      }
+    } else {
+      CopyRoute(
+        CopyMode.Streams,
+        Some(
+          s"server-side copies are made between s3a:// locations only; this copy is from " +
+            s"${fromFs.getScheme}:// to ${toFs.getScheme}://"
+        )
+      )
+    }
+  }
+
+  /** Copies `from` (of `length` bytes) to `to` the way `route` says. */
+  def copy(
+      route: CopyRoute,
+      fromFs: FileSystem,
+      from: Path,
+      toFs: FileSystem,
+      to: Path,
+      length: Long,
+      limits: S3Copy.Limits
+  ): Outcome = route.mode match {
+    case CopyMode.ServerSide => S3Copy.copy(fromFs, from, toFs, to, length, limits)
+    case _ =>
+      (localFile(fromFs, from), localFile(toFs, to)) match {
+        case (Some(source), Some(target)) =>
+          copyLocal(source, target, sidecar(fromFs, from), sidecar(toFs, to))
+        case _ => copyStreams(fromFs, from, toFs, to)
+      }
+  }
+
+  private def copyStreams(fromFs: FileSystem, from: Path, toFs: FileSystem, to: Path): Outcome = {
     val in =
       try fromFs.open(from)
-      catch { case _: java.io.FileNotFoundException => return false }
-    try {
-      val out = toFs.create(to, true)
-      IOUtils.copyBytes(in, out, BufferSize, false)
-      out.close()
-    } finally in.close()
-    true
+      catch { case _: java.io.FileNotFoundException => return SourceMissing }
+    val moved =
+      try {
+        val out = toFs.create(to, true)
+        IOUtils.copyBytes(in, out, BufferSize, false)
+        out.close()
+        in.getPos
+      } finally in.close()
+    Copied(moved)
   }
 
   private def copyLocal(
@@ -47,21 +123,22 @@ private[redirect] object FileCopy {
       target: File,
       sourceSidecar: Option[File],
       targetSidecar: Option[File]
-  ): Boolean = {
+  ): Outcome = {
     targetSidecar.foreach(f => Files.deleteIfExists(f.toPath))
-    try {
-      Files.createDirectories(target.toPath.getParent)
-      transfer(source, target)
-    } catch { case _: NoSuchFileException if !source.exists() => return false }
+    val moved =
+      try {
+        Files.createDirectories(target.toPath.getParent)
+        transfer(source, target)
+      } catch { case _: NoSuchFileException if !source.exists() => return SourceMissing }
     for {
       from <- sourceSidecar if from.exists()
       into <- targetSidecar
     } Files.copy(from.toPath, into.toPath, StandardCopyOption.REPLACE_EXISTING)
-    true
+    Copied(moved)
   }
 
   /** The kernel copies the bytes (sendfile on Linux); they never enter the JVM. */
-  private def transfer(source: File, target: File): Unit = {
+  private def transfer(source: File, target: File): Long = {
     val in = FileChannel.open(source.toPath, StandardOpenOption.READ)
     try {
       val out = FileChannel.open(
@@ -74,6 +151,7 @@ private[redirect] object FileCopy {
         val size = in.size()
         var done = 0L
         while (done < size) done += in.transferTo(done, size - done, out)
+        done
       } finally out.close()
     } finally in.close()
   }

@@ -4,7 +4,10 @@ import io.github.deltalifecycle.core.DeltaLifecycleException
 
 /**
  * What SET REDIRECT, UNSET REDIRECT and DESCRIBE REDIRECT report: the redirect as it now is, and
- * what the command did to get there (nothing, for DESCRIBE).
+ * what the command did to get there (nothing, for DESCRIBE). `copyMode` is how the files were
+ * copied ([[CopyMode]]; None when the command copied nothing), `copyModeReason` why it was not a
+ * server-side copy when it was not (or why some files went through streams), and
+ * `bytesThroughExecutors` the bytes the executors read and wrote themselves.
  */
 final case class RedirectResult(
     table: String,
@@ -18,7 +21,10 @@ final case class RedirectResult(
     filesCopied: Long,
     bytesCopied: Long,
     commitVersions: Seq[Long],
-    steps: Seq[String]
+    steps: Seq[String],
+    copyMode: Option[String] = None,
+    copyModeReason: Option[String] = None,
+    bytesThroughExecutors: Long = 0L
 )
 
 object RedirectResult {
@@ -70,6 +76,12 @@ private[redirect] final class ProcedureReport {
     filesCopied = copied.filesCopied,
     bytesCopied = copied.bytesCopied,
     commitVersions = commits.result(),
-    steps = steps.result()
+    steps = steps.result(),
+    copyMode = copied.route.map(_.mode.name),
+    copyModeReason = copied.route.flatMap(_.reason).orElse(copied.refusal.map(r =>
+      s"the store refused ${copied.refusedServerSide} server-side copies, which went through " +
+        s"streams instead: $r"
+    )),
+    bytesThroughExecutors = copied.bytesThroughExecutors
   )
 }

@@ -4,11 +4,11 @@ import java.net.URI
 
 import io.github.deltalifecycle.core.{FilePartitions, LogCheckpoint, LogFiles, LogListing}
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.{Column, DataFrame, Dataset, Encoders, Row, SparkSession}
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.delta.actions.DeletionVectorDescriptor
 import org.apache.spark.sql.delta.util.FileNames
 import org.apache.spark.sql.deltalifecycle.SparkInternals
-import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
 
@@ -30,7 +30,7 @@ final case class CopyFile(
 )
 
 /**
- * The files a table's retained versions reference, read from its log as a Spark Dataset: the log is
+ * The files a table's retained versions reference, read from its log as a Spark RDD: the log is
  * read by Spark's JSON and Parquet readers on the executors and the result is never collected.
  *
  * "Retained" versions are those from the oldest version the log can rebuild (a checkpoint, or
@@ -72,6 +72,11 @@ object ReferencedFiles {
    * The referenced files of the table at `root` (qualified) for the versions up to `upTo`, one row
    * per file, deduplicated. With `after`, only the files the commits after that version name (a
    * copy that already has the files of the versions up to it): no checkpoint is read.
+   *
+   * Spark's readers read the log; the rest is two RDD aggregations (per action path, then per
+   * file), which run in the job that first uses the result, as stages of it: no SQL window or
+   * aggregate, whose adaptive execution would make each exchange a job of its own, planned and
+   * compiled in turn.
    */
   def of(
       spark: SparkSession,
@@ -79,7 +84,7 @@ object ReferencedFiles {
       listing: LogListing,
       upTo: Long,
       after: Option[Long] = None
-  ): Dataset[CopyFile] = {
+  ): RDD[CopyFile] = {
     val upToListing = listing.copy(
       commits = listing.commits.filter(_.version <= upTo),
       checkpoints = listing.checkpoints.filter(_.version <= upTo),
@@ -103,8 +108,8 @@ object ReferencedFiles {
       actions(rows, lit(c.version)).where(col("kind") === Add)
     }
     val sources = fromCheckpoint.toSeq ++ fromCommits
-    if (sources.isEmpty) return spark.emptyDataset(Encoders.product[CopyFile])
-    val all = sources.reduce(_ unionByName _)
+    if (sources.isEmpty) return spark.sparkContext.emptyRDD[CopyFile]
+    val rows = sources.reduce(_ unionByName _).rdd
     // The copy caches this list (TableCopy), so its partitions hold a bounded number of files.
     val partitions = math.max(
       spark.sparkContext.defaultParallelism,
@@ -116,23 +121,66 @@ object ReferencedFiles {
         )
       )
     )
-    val key = struct(col("version"), col("kind") === Add)
-    val withLiveness = all.repartition(partitions, col("path")).withColumn(
-      "live",
-      col("kind") === Add && key === max(key).over(Window.partitionBy(col("path")))
-    )
     val rootString = root.toString
-    val files = withLiveness.mapPartitions((rows: Iterator[Row]) => {
+    rows.mapPartitions { it =>
       val r = new Path(rootString)
-      rows.flatMap(row => toFiles(r, row))
-    })(Encoders.product[CopyFile])
-    files.repartition(partitions, col("source")).groupBy(col("source")).agg(
-      first(col("target")).as("target"),
-      max(col("size")).as("size"),
-      max(col("required")).as("required"),
-      lit(false).as("isLog"),
-      lit(0L).as("modificationTime")
-    ).as[CopyFile](Encoders.product[CopyFile])
+      it.map(row => row.getAs[String]("path") -> PathHistory.of(r, row))
+    }.reduceByKey(_ merge _, partitions)
+      .mapPartitions { it =>
+        val r = new Path(rootString)
+        it.flatMap(_._2.files(r))
+      }
+      .map(f => f.source -> f)
+      .reduceByKey(
+        (a, b) => a.copy(size = math.max(a.size, b.size), required = a.required || b.required),
+        partitions
+      )
+      .values
+  }
+
+  /**
+   * What the actions on one path say, merged over its actions: the newest one (by version; at one
+   * version an add after a remove), whether it is an add, its deletion-vector file, the largest
+   * size any action gives, and every deletion-vector file any action names (resolved URIs).
+   */
+  private final case class PathHistory(
+      version: Long,
+      isAdd: Boolean,
+      dataFile: String,
+      size: Long,
+      newestDv: Option[String],
+      dvs: Set[String]
+  ) {
+    def merge(o: PathHistory): PathHistory = {
+      val newest = if (version > o.version || (version == o.version && isAdd)) this else o
+      newest.copy(size = math.max(size, o.size), dvs = dvs ++ o.dvs)
+    }
+
+    /**
+     * The data file, required when the newest action is an add, and its deletion-vector files, the
+     * newest add's one required.
+     */
+    def files(root: Path): Seq[CopyFile] = ((dataFile -> size) +: dvs.toSeq.map(_ -> -1L)).map {
+      case (p, bytes) =>
+        val required = isAdd && (p == dataFile || newestDv.contains(p))
+        CopyFile(p, relativeTo(root, new Path(p)), bytes, required, isLog = false, 0L)
+    }
+  }
+
+  private object PathHistory {
+
+    /** One action row: its version, kind, path, size and deletion vector. */
+    def of(root: Path, row: Row): PathHistory = {
+      val dv = Option(row.getAs[Row]("dv")).flatMap(dvFile(root, _)).map(_.toString)
+      PathHistory(
+        row.getAs[Long]("version"),
+        row.getAs[Int]("kind") == Add,
+        resolve(root, actionPath(row.getAs[String]("path"))).toString,
+        row.getAs[Long]("size"),
+        dv,
+        dv.toSet
+      )
+    }
   }
 
   private def read(spark: SparkSession, paths: Seq[String], json: Boolean): DataFrame = {
@@ -181,26 +229,19 @@ object ReferencedFiles {
     coalesce(col("add.deletionVector"), col("remove.deletionVector")).as("dv")
   ).where(col("kind").isNotNull && col("path").isNotNull)
 
-  /** The data file of an action row and its deletion-vector file, resolved against `root`. */
-  private def toFiles(root: Path, row: Row): Seq[CopyFile] = {
-    val required = row.getAs[Boolean]("live")
-    val dataFile = resolve(root, actionPath(row.getAs[String]("path")))
-    val dv = Option(row.getAs[Row]("dv")).flatMap { d =>
-      val descriptor = DeletionVectorDescriptor(
-        storageType = d.getAs[String]("storageType"),
-        pathOrInlineDv = d.getAs[String]("pathOrInlineDv"),
-        offset = Option(d.getAs[Integer]("offset")).map(_.intValue),
-        sizeInBytes = Option(d.getAs[Integer]("sizeInBytes")).fold(0)(_.intValue),
-        cardinality = Option(d.getAs[java.lang.Long]("cardinality")).fold(0L)(_.longValue),
-        maxRowIndex = Option(d.getAs[java.lang.Long]("maxRowIndex")).map(_.longValue)
-      )
-      // "i" is an inline vector: no file.
-      if (descriptor.storageType != "i") Some(resolve(root, descriptor.absolutePath(root)))
-      else None
-    }
-    (Seq(dataFile -> row.getAs[Long]("size")) ++ dv.map(_ -> -1L)).map { case (p, size) =>
-      CopyFile(p.toString, relativeTo(root, p), size, required, isLog = false, 0L)
-    }
+  /** The file of a deletion vector, resolved against `root`; none for an inline vector. */
+  private def dvFile(root: Path, d: Row): Option[Path] = {
+    val descriptor = DeletionVectorDescriptor(
+      storageType = d.getAs[String]("storageType"),
+      pathOrInlineDv = d.getAs[String]("pathOrInlineDv"),
+      offset = Option(d.getAs[Integer]("offset")).map(_.intValue),
+      sizeInBytes = Option(d.getAs[Integer]("sizeInBytes")).fold(0)(_.intValue),
+      cardinality = Option(d.getAs[java.lang.Long]("cardinality")).fold(0L)(_.longValue),
+      maxRowIndex = Option(d.getAs[java.lang.Long]("maxRowIndex")).map(_.longValue)
+    )
+    // "i" is an inline vector: no file.
+    if (descriptor.storageType != "i") Some(resolve(root, descriptor.absolutePath(root)))
+    else None
   }
 
   /** An action's `path`: a URI, relative to the table root unless it is absolute. */

@@ -2,6 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.core.{
   ClientSupport,
+  DeltaLifecycleException,
   FaultInjection,
   LifecycleErrors,
   Locations,
@@ -92,6 +93,75 @@ final class SetRedirect(
     report.result(describe(fresh()), total)
   }
 
+  /**
+   * DRY RUN: what [[run]] would do, writing nothing in either location. The checks run as the
+   * statement runs them, and the ones that fail are reported instead of raised; the copy is
+   * forecast by the Spark jobs that would list its files, with one look-up per file at the
+   * destination (files already there are not copied again).
+   */
+  def plan(target: RedirectTarget, mode: RedirectMode, rules: Seq[NoRedirectRule]): RedirectPlan = {
+    val spec = specOf(target)
+    val destPath = RedirectRouting.destinationPath(ctx, displayName, spec)
+    val enabling = enablingConfig(spec, mode, rules)
+    val current = fresh()
+    val refusals = new RefusalCollector
+    refusals.check(current.requireDirectCommits(displayName, "redirect"))
+    def planned(steps: Seq[String]) =
+      RedirectPlan.of(ctx, displayName, current, Some(spec), refusals.result, steps)
+    if (current.config.exists(isReady(_, enabling)))
+      return planned(Seq(s"already READY to ${spec.describe}; nothing to do"))
+    refusals.check(requireDirectCommitsAt(destPath))
+    val resuming = resumes(current, enabling).fold(e => { refusals.add(e); false }, identity)
+    if (!resuming) {
+      refusals.check(checkSupported(current))
+      refusals.check(checkTarget(target, destPath))
+    }
+    val upTo =
+      if (resuming) RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, current)
+      else current.version
+    Progress.run(spark, s"SET REDIRECT DRY RUN on $displayName", 2) { progress =>
+      val copy = tableCopy(current.metadata.id, progress)
+      progress.start(s"list the data files of versions up to $upTo, and look them up at $destPath")
+      val data = copy.forecastReferenced(log.tablePath, destPath, log.listing(), upTo)
+      progress.start(s"look the log files up to version $upTo up at $destPath")
+      val logFiles = copy.forecastLog(log.tablePath, destPath, logFilesUpTo(upTo))
+      planned(planSteps(target, destPath, resuming, upTo, data, logFiles))
+        .withCopy(data, Some(logFiles))
+    }
+  }
+
+  /** The steps [[run]] would take, with what each would copy. */
+  private def planSteps(
+      target: RedirectTarget,
+      destPath: Path,
+      resuming: Boolean,
+      upTo: Long,
+      data: CopyForecast,
+      logFiles: CopyForecast
+  ): Seq[String] = {
+    val dataCopy = s"${data.files} data files (${TableCopy.humanBytes(data.bytes)}, " +
+      s"${data.route.mode.name}, ${data.tasks} tasks; ${data.filesAlreadyThere} already there)"
+    val copies =
+      if (resuming) Seq(
+        s"resume the redirect to $destPath, already ENABLE-REDIRECT-IN-PROGRESS: copy $dataCopy"
+      )
+      else Seq(
+        s"pre-copy $dataCopy to $destPath while the table accepts writes",
+        "commit ENABLE-REDIRECT-IN-PROGRESS (writes are refused from here to READY)",
+        "copy the data files that commits made meanwhile name"
+      )
+    val register = target match {
+      case RedirectTarget.ToTable(name, _, _) => Seq(s"register $name at $destPath")
+      case _: RedirectTarget.ToLocation => Nil
+    }
+    copies ++
+      Seq(
+        s"copy ${logFiles.files} log files (${TableCopy.humanBytes(logFiles.bytes)}) up to " +
+          s"version $upTo; ${logFiles.filesAlreadyThere} already there",
+        s"verify that $destPath is the table at version $upTo"
+      ) ++ register :+ "commit READY"
+  }
+
   private def specOf(target: RedirectTarget): RedirectSpec = target match {
     case RedirectTarget.ToLocation(uri) => RedirectSpec.Location(qualify(uri))
     case RedirectTarget.ToTable(name, location, _) =>
@@ -138,8 +208,8 @@ final class SetRedirect(
       target: RedirectTarget,
       destPath: Path,
       enabling: RedirectConfig
-  ): RedirectInfo = current.config match {
-    case None =>
+  ): RedirectInfo = resumes(current, enabling).fold(e => throw e, identity) match {
+    case false =>
       checkSupported(current)
       checkTarget(target, destPath)
       val version = LogCommitter.commitRebasing(
@@ -156,29 +226,41 @@ final class SetRedirect(
       report.committed(version)
       report.note(s"committed version $version: NORMAL -> ${enabling.state.name}")
       fresh()
-    case Some(c) if c.isDestinationMarker =>
-      throw LifecycleErrors.redirectState(
-        displayName,
-        "this table is the destination of a redirect that is being dropped; " +
-          "it cannot be redirected itself"
-      )
-    case Some(c) if isEnabling(c, enabling) =>
+    case true =>
       report.note(
         s"resuming: the redirect to ${enabling.spec.describe} " +
           "is already ENABLE-REDIRECT-IN-PROGRESS"
       )
       current
+  }
+
+  /**
+   * Whether a run resumes an earlier one (the source is already ENABLE-REDIRECT-IN-PROGRESS to the
+   * same target) rather than start from NORMAL; or why the source's state refuses the redirect.
+   */
+  private def resumes(
+      current: RedirectInfo,
+      enabling: RedirectConfig
+  ): Either[DeltaLifecycleException, Boolean] = current.config match {
+    case None => Right(false)
+    case Some(c) if c.isDestinationMarker =>
+      Left(LifecycleErrors.redirectState(
+        displayName,
+        "this table is the destination of a redirect that is being dropped; " +
+          "it cannot be redirected itself"
+      ))
+    case Some(c) if isEnabling(c, enabling) => Right(true)
     case Some(c) =>
       val howToGoOn =
         if (c.state == RedirectState.EnableInProgress)
           s"Run SET REDIRECT to ${c.spec.describe} again to finish it, " +
             "or UNSET REDIRECT to cancel it."
         else "Run UNSET REDIRECT first."
-      throw LifecycleErrors.redirectState(
+      Left(LifecycleErrors.redirectState(
         displayName,
         s"it already has a redirect (${c.mode.sqlName}) to ${c.spec.describe} " +
           s"in state ${c.state.name}. $howToGoOn"
-      )
+      ))
   }
 
   /**
@@ -234,7 +316,8 @@ final class SetRedirect(
     )
     report.note(
       s"pre-copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) of the versions " +
-        s"up to ${current.version} while the source accepted writes"
+        s"up to ${current.version} while the source accepted writes " +
+        s"(${stats.route.fold("")(_.describe)})"
     )
     noteReferencedInPlace(stats)
     Some((current.version, stats))
@@ -261,9 +344,9 @@ final class SetRedirect(
   }
 
   /**
-   * Copies the data files (with a pre-copy, only those the commits after it name), then the log up
-   * to the version before the redirect, verifies the destination is a table at that version, and
-   * removes the pre-copy marker.
+   * Copies the data files (with a pre-copy, only those the commits after it name) and the log up to
+   * the version before the redirect, in one job; verifies the destination is a table at that
+   * version, and removes the pre-copy marker.
    */
   private def copyTable(
       enabled: RedirectInfo,
@@ -272,26 +355,26 @@ final class SetRedirect(
       preCopiedUpTo: Option[Long]
   ): CopyStats = {
     val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, enabled)
-    val copy = tableCopy(enabled.metadata.id, progress)
-    val dataStats = copy.copyReferenced(
+    val stats = tableCopy(enabled.metadata.id, progress).copyReferenced(
       log.tablePath,
       destPath,
       log.listing(),
       copiedUpTo,
       MidDataCopyStep,
-      after = preCopiedUpTo
+      after = preCopiedUpTo,
+      logFiles = logFilesUpTo(copiedUpTo)
     )
-    FaultInjection.step("setRedirect.afterDataCopy")
-    val logStats = copy.copyLog(log.tablePath, destPath, logFilesUpTo(copiedUpTo))
+    FaultInjection.step("setRedirect.afterFileCopy")
     verifyDestination(destPath, copiedUpTo)
     destPath.getFileSystem(ctx.hadoopConf).delete(preCopyMarker(destPath), false)
     report.note(
-      s"copied ${dataStats.filesCopied} data files (${dataStats.bytesCopied} bytes) " +
-        s"and ${logStats.filesCopied} log files up to version $copiedUpTo; " +
-        s"${dataStats.filesAlreadyThere + logStats.filesAlreadyThere} were already there"
+      s"copied ${stats.filesCopied - stats.logFilesCopied} data files and " +
+        s"${stats.logFilesCopied} log files (${stats.bytesCopied} bytes) up to version " +
+        s"$copiedUpTo (${stats.route.fold("")(_.mode.name)}); " +
+        s"${stats.filesAlreadyThere} were already there"
     )
-    noteReferencedInPlace(dataStats)
-    dataStats + logStats
+    noteReferencedInPlace(stats)
+    stats
   }
 
   private def noteReferencedInPlace(stats: CopyStats): Unit =

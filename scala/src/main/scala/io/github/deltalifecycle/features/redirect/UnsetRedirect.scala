@@ -2,6 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.core.{
   ActionReader,
+  DeltaLifecycleException,
   DeltaState,
   FaultInjection,
   LifecycleErrors,
@@ -53,6 +54,97 @@ final class UnsetRedirect(
         )
       case Some(c) if c.state == RedirectState.EnableInProgress => cancel(info, c)
       case Some(c) => drop(info, c)
+    }
+  }
+
+  /**
+   * DRY RUN: what [[run]] would do, writing nothing in either location: the checks (reported, not
+   * raised), the data files the copy back would copy (forecast by the jobs that would list them,
+   * with one look-up per file at the source) and the destination commits it would replay.
+   */
+  def plan(): RedirectPlan = {
+    val info = fresh(sourcePath, displayName)
+    val refusals = new RefusalCollector
+    refusals.check(info.requireDirectCommits(displayName, "unset the redirect of"))
+    def planned(steps: Seq[String]) =
+      RedirectPlan.of(ctx, displayName, info, info.config.map(_.spec), refusals.result, steps)
+    info.config match {
+      case None =>
+        refusals.add(LifecycleErrors.redirectState(
+          displayName,
+          "it has no redirect; there is nothing to unset"
+        ))
+        planned(Nil)
+      case Some(c) if c.isDestinationMarker =>
+        refusals.add(LifecycleErrors.redirectState(
+          displayName,
+          s"it is the destination of a redirect from ${c.spec.describe}; " +
+            "run UNSET REDIRECT on that table"
+        ))
+        planned(Nil)
+      case Some(c) if c.state == RedirectState.EnableInProgress =>
+        planned(Seq(
+          "commit ENABLE-REDIRECT-IN-PROGRESS -> NORMAL (cancel the unfinished redirect)",
+          s"leave the files already copied to ${c.spec.describe} in place"
+        ))
+      case Some(c) => planDrop(info, c, refusals, planned)
+    }
+  }
+
+  /** The plan of a drop from READY (or of its resumption from DROP-REDIRECT-IN-PROGRESS). */
+  private def planDrop(
+      info: RedirectInfo,
+      c: RedirectConfig,
+      refusals: RefusalCollector,
+      planned: Seq[String] => RedirectPlan
+  ): RedirectPlan = {
+    val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
+    val destInfo =
+      try fresh(destPath, destPath.toString)
+      catch { case e: DeltaLifecycleException => refusals.add(e); return planned(Nil) }
+    refusals.check(
+      destInfo.requireDirectCommits(
+        destPath.toString,
+        s"bring the redirect of $displayName back from"
+      )
+    )
+    val lastDestinationData = destInfo.config match {
+      case None => destInfo.version
+      case Some(d) if RedirectRouting.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
+        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, destInfo)
+      case Some(_) =>
+        refusals.add(LifecycleErrors.redirectChain(Seq(
+          log.tablePath.toString,
+          destPath.toString,
+          "..."
+        )))
+        destInfo.version
+    }
+    val after =
+      RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, info, dataChangesAllowed = true)
+    val replayFrom = lastReplayed(after).getOrElse(after) + 1
+    Progress.run(spark, s"UNSET REDIRECT DRY RUN on $displayName", 1) { progress =>
+      progress.start(s"list the data files written at $destPath, and look them up at the source")
+      val data = tableCopy(destPath, progress).forecastReferenced(
+        destPath,
+        sourcePath,
+        TableLog.forPath(ctx.hadoopConf, destPath).listing(),
+        lastDestinationData,
+        after = Some(after)
+      )
+      val entering =
+        if (c.state == RedirectState.Ready) "commit READY -> DROP-REDIRECT-IN-PROGRESS"
+        else "resume: the source is already DROP-REDIRECT-IN-PROGRESS"
+      planned(Seq(
+        entering,
+        s"mark $destPath read-only (DROP-REDIRECT-IN-PROGRESS)",
+        s"copy back ${data.files} data files (${TableCopy.humanBytes(data.bytes)}, " +
+          s"${data.route.mode.name}, ${data.tasks} tasks; ${data.filesAlreadyThere} already there)",
+        s"replay ${math.max(0L, lastDestinationData - replayFrom + 1)} destination commits " +
+          s"(versions $replayFrom to $lastDestinationData) on the source",
+        "commit DROP-REDIRECT-IN-PROGRESS -> NORMAL",
+        "checkpoint the source"
+      )).withCopy(data, None)
     }
   }
 
@@ -196,16 +288,7 @@ final class UnsetRedirect(
       report: ProcedureReport
   ): CopyStats = {
     val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
-    val copy = new TableCopy(
-      spark,
-      ctx.hadoopConf,
-      progress,
-      TableCopy.jobGroupId(RedirectLookup.read(ctx.hadoopConf, destPath).fold("unknown")(
-        _.metadata.id
-      )),
-      s"UNSET REDIRECT on $displayName"
-    )
-    val stats = copy.copyReferenced(
+    val stats = tableCopy(destPath, progress).copyReferenced(
       destLog.tablePath,
       sourcePath,
       destLog.listing(),
@@ -214,11 +297,22 @@ final class UnsetRedirect(
       after = Some(after)
     )
     report.note(
-      s"copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) back; " +
-        s"${stats.filesAlreadyThere} were already there"
+      s"copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) back " +
+        s"(${stats.route.fold("")(_.describe)}); ${stats.filesAlreadyThere} were already there"
     )
     stats
   }
+
+  /** The copy back, in the job group of the destination table's id. */
+  private def tableCopy(destPath: Path, progress: Progress): TableCopy = new TableCopy(
+    spark,
+    ctx.hadoopConf,
+    progress,
+    TableCopy.jobGroupId(RedirectLookup.read(ctx.hadoopConf, destPath).fold("unknown")(
+      _.metadata.id
+    )),
+    s"UNSET REDIRECT on $displayName"
+  )
 
   /**
    * Commits, in order, each destination commit up to `lastDestinationData` that an earlier run did

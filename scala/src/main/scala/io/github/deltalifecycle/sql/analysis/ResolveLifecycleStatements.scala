@@ -48,10 +48,10 @@ case class ResolveLifecycleStatements(spark: SparkSession) extends Rule[LogicalP
         if (RedirectMode.featureNames.exists(_.equalsIgnoreCase(feature))) named(table)
         else routed(table, writing("DROP FEATURE"))
       DropFeatureCommand(ref, feature, truncateHistory, dryRun)
-    case SetRedirectStatement(table, mode, location, targetTable, rules) =>
-      SetRedirectCommand(named(table), mode, location, targetTable, rules)
-    case UnsetRedirectStatement(table) =>
-      UnsetRedirectCommand(named(table))
+    case SetRedirectStatement(table, mode, location, targetTable, rules, dryRun) =>
+      SetRedirectCommand(named(table), mode, location, targetTable, rules, dryRun)
+    case UnsetRedirectStatement(table, dryRun) =>
+      UnsetRedirectCommand(named(table), dryRun)
     case DescribeRedirectStatement(table) =>
       DescribeRedirectCommand(named(table))
   }

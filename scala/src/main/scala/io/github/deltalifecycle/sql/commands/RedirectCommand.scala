@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.features.redirect.{RedirectResult, RoutingContext}
+import io.github.deltalifecycle.features.redirect.{RedirectPlan, RedirectResult, RoutingContext}
 import io.github.deltalifecycle.sql.plans.RedirectStatus
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.routing.RedirectSession
@@ -9,9 +9,12 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
-/** The shared output of the redirect commands. */
+/** The shared output of the redirect commands: their status row, or (DRY RUN) their plan row. */
 trait RedirectCommand extends LeafRunnableCommand {
-  override val output: Seq[Attribute] = RedirectStatus.outputAttributes
+  protected def dryRun: Boolean = false
+
+  override lazy val output: Seq[Attribute] =
+    if (dryRun) RedirectStatus.planAttributes else RedirectStatus.outputAttributes
 
   protected def row(r: RedirectResult): Seq[Row] = Seq(Row(
     r.table,
@@ -25,7 +28,31 @@ trait RedirectCommand extends LeafRunnableCommand {
     r.filesCopied,
     r.bytesCopied,
     r.commitVersions,
-    r.steps
+    r.steps,
+    r.copyMode.orNull,
+    r.copyModeReason.orNull,
+    r.bytesThroughExecutors
+  ))
+
+  protected def planRow(p: RedirectPlan): Seq[Row] = Seq(Row(
+    p.table,
+    p.state,
+    p.destination.orNull,
+    p.destinationLocation.orNull,
+    p.version,
+    p.filesToCopy,
+    p.bytesToCopy,
+    p.filesAlreadyThere,
+    p.bytesAlreadyThere,
+    p.filesReferencedInPlace,
+    p.filesGone,
+    p.logFilesToCopy,
+    p.logBytesToCopy,
+    p.copyMode.orNull,
+    p.copyModeReason.orNull,
+    p.tasks,
+    p.refusals.map(r => Row(r.condition, r.message)),
+    p.steps
   ))
 
   /**

@@ -14,13 +14,17 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
-/** Redirects a table to a location or a new catalog table (the RFC's enable procedure). */
+/**
+ * Redirects a table to a location or a new catalog table (the RFC's enable procedure), or (DRY RUN)
+ * says what that would do.
+ */
 case class SetRedirectCommand(
     table: LifecycleTableRef,
     mode: RedirectMode,
     location: Option[String],
     targetTable: Option[Seq[String]],
-    rules: Seq[NoRedirectRule]
+    rules: Seq[NoRedirectRule],
+    override val dryRun: Boolean = false
 ) extends RedirectCommand {
 
   override def run(spark: SparkSession): Seq[Row] = {
@@ -32,7 +36,10 @@ case class SetRedirectCommand(
       case (_, Some(name)) => tableTarget(spark, name)
       case _ => throw new IllegalStateException("the parser requires a location or a table")
     }
-    changing(spark, table) { ctx =>
+    if (dryRun) {
+      val ctx = RedirectSession.context(spark)
+      planRow(new SetRedirect(spark, ctx, table.path, table.displayName).plan(target, mode, rules))
+    } else changing(spark, table) { ctx =>
       new SetRedirect(spark, ctx, table.path, table.displayName).run(target, mode, rules)
     }
   }

@@ -69,12 +69,13 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
       mode,
       Option(ctx.location).map(string),
       Option(ctx.target).map(tableName),
-      rules
+      rules,
+      dryRun = ctx.DRY() != null
     )
   }
 
   override def visitUnsetRedirect(ctx: UnsetRedirectContext): LogicalPlan =
-    UnsetRedirectStatement(tableName(ctx.table))
+    UnsetRedirectStatement(tableName(ctx.table), dryRun = ctx.DRY() != null)
 
   override def visitDescribeRedirect(ctx: DescribeRedirectContext): LogicalPlan =
     DescribeRedirectStatement(tableName(ctx.table))

@@ -5,14 +5,15 @@ import org.apache.spark.sql.types.StructType
 
 /**
  * `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY]`
- * `TO '<location>' | TABLE <name> [NO REDIRECT RULES (...)]`.
+ * `TO '<location>' | TABLE <name> [NO REDIRECT RULES (...)] [DRY RUN]`.
  */
 case class SetRedirectStatement(
     table: Seq[String],
     mode: RedirectMode,
     location: Option[String],
     targetTable: Option[Seq[String]],
-    rules: Seq[NoRedirectRule]
+    rules: Seq[NoRedirectRule],
+    dryRun: Boolean = false
 ) extends LifecycleStatement {
-  override protected def resultSchema: StructType = RedirectStatus.schema
+  override protected def resultSchema: StructType = RedirectStatus.schemaOf(dryRun)
 }

@@ -44,7 +44,9 @@ final class RoutedDeltaSink(
     }
   }
 
-  /** delta-spark's sink of the location the last batch went to (the post-commit policy's target). */
+  /**
+   * delta-spark's sink of the location the last batch went to (the post-commit policy's target).
+   */
   def lastSink: Option[DeltaSink] = current.map(_._2)
 
   override def toString: String =

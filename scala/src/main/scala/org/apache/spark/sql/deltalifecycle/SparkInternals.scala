@@ -3,7 +3,7 @@ package org.apache.spark.sql.deltalifecycle
 import java.util.concurrent.TimeoutException
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.spark.SparkContext
+import org.apache.spark.{SparkContext, TaskContext}
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -80,6 +80,17 @@ object SparkInternals {
     if (!SQLConf.isStaticConfigKey(key)) {
       SQLConf.buildStaticConf(key).doc(doc).stringConf.createOptional
     }
+  }
+
+  /**
+   * Adds `bytes` to the running task's input and output metrics (what a copy task read from the
+   * source and wrote to the destination itself), so Spark's UI, event log and listeners show the
+   * bytes that passed through the executors. Outside a task it does nothing.
+   */
+  def recordTaskBytes(bytes: Long): Unit = Option(TaskContext.get()).foreach { task =>
+    val metrics = task.taskMetrics()
+    metrics.inputMetrics.incBytesRead(bytes)
+    metrics.outputMetrics.setBytesWritten(metrics.outputMetrics.bytesWritten + bytes)
   }
 
   /** The local properties that `SparkContext.setJobGroup` sets, to save and restore them. */

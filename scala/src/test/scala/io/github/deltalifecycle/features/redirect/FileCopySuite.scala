@@ -11,7 +11,12 @@ import org.scalatest.funsuite.AnyFunSuite
 /** Hadoop's local file system, with its `.crc` sidecars; no Spark. */
 class FileCopySuite extends AnyFunSuite {
 
-  private val fs = FileSystem.getLocal(new Configuration())
+  private val conf = new Configuration()
+  private val fs = FileSystem.getLocal(conf)
+  private val local = CopyRoute(CopyMode.Local, None)
+
+  private def copy(fromFs: FileSystem, from: Path, toFs: FileSystem, to: Path) =
+    FileCopy.copy(local, fromFs, from, toFs, to, -1L, S3Copy.Limits.Default)
 
   private def withDir(body: java.io.File => Unit): Unit = {
     val dir = Files.createTempDirectory("file-copy").toFile
@@ -36,7 +41,7 @@ class FileCopySuite extends AnyFunSuite {
       val from = new Path(dir.toURI.toString, "a/part-0.parquet")
       val to = new Path(dir.toURI.toString, "b/nested/part-0.parquet")
       write(from, "the bytes " * 1000)
-      assert(FileCopy.copy(fs, from, fs, to))
+      assert(copy(fs, from, fs, to) === FileCopy.Copied(10000))
       assert(read(to) === read(from))
       assert(fs.exists(fs.getChecksumFile(to)))
 
@@ -55,11 +60,12 @@ class FileCopySuite extends AnyFunSuite {
       val to = new Path(dir.toURI.toString, "to.json")
       write(to, "older and longer content")
       write(from, "new")
-      assert(FileCopy.copy(fs, from, fs, to))
+      assert(copy(fs, from, fs, to) === FileCopy.Copied(3))
       assert(read(to) === "new")
 
       val gone = new Path(dir.toURI.toString, "gone.json")
-      assert(!FileCopy.copy(fs, gone, fs, new Path(dir.toURI.toString, "never.json")))
+      assert(copy(fs, gone, fs, new Path(dir.toURI.toString, "never.json")) ===
+        FileCopy.SourceMissing)
       assert(!fs.exists(new Path(dir.toURI.toString, "never.json")))
     }
   }
@@ -70,9 +76,39 @@ class FileCopySuite extends AnyFunSuite {
       val from = new Path(dir.toURI.toString, "from.bin")
       val to = new Path(dir.toURI.toString, "to.bin")
       write(from, "abc")
-      assert(FileCopy.copy(fs, from, raw, to))
+      assert(copy(fs, from, raw, to) === FileCopy.Copied(3))
       assert(read(to) === "abc")
       assert(!fs.exists(fs.getChecksumFile(to)))
     }
   }
+
+  test("the route between local paths is the kernel's; to another file system, streams") {
+    withDir { dir =>
+      val root = new Path(dir.toURI.toString)
+      val probe = new Path(root, "a/_delta_log/00000000000000000000.json")
+      assert(FileCopy.route(conf, new Path(root, "a"), new Path(root, "b"), probe) === local)
+      val other = new Configuration()
+      other.set("fs.other.impl", classOf[OtherFileSystem].getName)
+      other.setBoolean("fs.other.impl.disable.cache", true)
+      val streams = FileCopy.route(other, new Path(root, "a"), new Path("other:/b"), probe)
+      assert(streams.mode === CopyMode.Streams)
+      assert(streams.reason.exists(_.contains("from file:// to other://")), streams)
+    }
+  }
+
+  test("a multipart copy's ranges cover the object in parts of the given size") {
+    assert(S3CopyParts.ranges(10, 4) === Seq((1, 0L, 3L), (2, 4L, 7L), (3, 8L, 9L)))
+    assert(S3CopyParts.ranges(8, 4) === Seq((1, 0L, 3L), (2, 4L, 7L)))
+    assert(S3CopyParts.ranges(3, 4) === Seq((1, 0L, 2L)))
+    val big = S3CopyParts.ranges(12L << 30, 5L << 30)
+    assert(big.map(_._1) === Seq(1, 2, 3))
+    assert(big.last === ((3, 10L << 30, (12L << 30) - 1)))
+  }
+}
+
+/** A file system that is not Hadoop's local one (it keeps its files in the local one). */
+class OtherFileSystem extends org.apache.hadoop.fs.FilterFileSystem(
+      new org.apache.hadoop.fs.RawLocalFileSystem()
+    ) {
+  override def getScheme: String = "other"
 }

@@ -96,6 +96,27 @@ class DeltaLifecycleSqlParserSuite extends AnyFunSuite {
     ))
   }
 
+  test("SET and UNSET REDIRECT ... DRY RUN, whose rows are the plan's") {
+    val plan = parse(
+      "ALTER TABLE t SET REDIRECT TO 's3a://b/t' NO REDIRECT RULES ('app' ALLOW ()) DRY RUN"
+    )
+    assert(plan === SetRedirectStatement(
+      Seq("t"),
+      RedirectMode.ReaderWriter,
+      Some("s3a://b/t"),
+      None,
+      Seq(NoRedirectRule("app", Nil)),
+      dryRun = true
+    ))
+    assert(plan.schema === RedirectStatus.planSchema)
+    assert(parse("ALTER TABLE t SET REDIRECT TO TABLE db.u dry run")
+      .asInstanceOf[SetRedirectStatement].dryRun)
+    val unset = parse("ALTER TABLE db.t UNSET REDIRECT DRY RUN")
+    assert(unset === UnsetRedirectStatement(Seq("db", "t"), dryRun = true))
+    assert(unset.schema === RedirectStatus.planSchema)
+    assert(parse("ALTER TABLE t UNSET REDIRECT").schema === RedirectStatus.schema)
+  }
+
   test("string literals unescape backslashes") {
     assert(parse("""ALTER TABLE t SET REDIRECT TO '/it\'s/a\\b'""")
       .asInstanceOf[SetRedirectStatement].location === Some("""/it's/a\b"""))

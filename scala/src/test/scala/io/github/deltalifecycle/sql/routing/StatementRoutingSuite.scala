@@ -6,9 +6,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * This project's statements follow a table's redirect as every query does (the Table Redirection
- * RFC routes all queries on a READY source), and say in their `table` column which table they
- * acted on; the redirect's own statements, and a drop of the redirect feature, act on the table
- * named.
+ * RFC routes all queries on a READY source), and say in their `table` column which table they acted
+ * on; the redirect's own statements, and a drop of the redirect feature, act on the table named.
  */
 class StatementRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
 
