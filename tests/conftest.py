@@ -105,6 +105,9 @@ os.environ["PYSPARK_SUBMIT_ARGS"] = _TEST_SUBMIT_ARGS + (_submit_args or "pyspar
 LONGEST_MODULES = (
     "test_spark_lines.py",
     "test_cluster.py",
+    "test_redirect_streaming.py",
+    "test_redirect_streaming_paths.py",
+    "test_differential.py",
     "test_redirect_copy.py",
     "test_out_of_memory.py",
     "test_drop_feature_crashes.py",
