@@ -179,7 +179,7 @@ def assert_other_clients_read(dropped: List[Outcome], workdir: Path) -> None:
 
 
 def test_readme_lists_what_drop_feature_offers_on_this_line(spark: SparkSession) -> None:
-    """The README's droppable column for this session's line is the code's list, and what it
+    """The droppable column of docs/sql-reference.md for this session's line is the code's list, and what it
     marks beyond stock is exactly what delta-spark of the line does not declare removable."""
     family = "3.5" if str(spark.version).startswith("3.5") else "4.x"
     assert readme_droppable(family) == droppable(spark)

@@ -73,7 +73,7 @@ def test_every_statement_on_the_line(line: str, tmp_path: Path) -> None:
 def assert_smoke_result(line: str, seen: Dict[str, Any], tmp_path: Path) -> None:
     """What every line's smoke run must have seen, and delta-rs reads its tables."""
     assert seen["line"] == line and seen["spark"].startswith(line), seen
-    # The README lists what DROP FEATURE removes on the line: the code's own list.
+    # docs/sql-reference.md lists what DROP FEATURE removes on the line: the code's own list.
     family = "3.5" if line == "3.5" else "4.x"
     assert seen["droppable"] == readme_droppable(family)
     # On 3.5 this project drops what delta-spark 3.3 cannot; on 4.x delta-spark drops them all.
