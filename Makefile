@@ -11,17 +11,20 @@
 #   make venv       create .venv (if absent) and install the package with its test extras
 #   make install    jar + venv
 #   make typecheck  mypy --strict on python/delta_lifecycle
+#   make docs       install the docs extra into .venv, build the site (mkdocs.yml, docs/) into
+#                   site/ with mkdocs build --strict: a broken link or a page missing from nav fails
 #   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
 #   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
-#   make test       the venv, the format check, the jars of the primary line and CI_SMOKE_LINES,
+#   make test       the venv, the docs site (make docs), the format check, the jars of the
+#                   primary line and CI_SMOKE_LINES,
 #                   the Scala tests, then the Python tests (PYTEST_WORKERS in parallel) with the
 #                   smoke suite of the other Spark lines in CI_SMOKE_LINES (3.5 by default)
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
-#   make reliability  install, then every reliability matrix at full size (README "Reliability")
+#   make reliability  install, then every reliability matrix at full size (docs/reliability.md)
 #   make compat-matrix  install, then check every runnable client against the capability file
 #                   (docs/compatibility.md)
-#   make compat-readme  re-render the README's compatibility matrix from the capability file
+#   make compat-docs  re-render docs/compatibility.md's matrix from the capability file
 #   make differential  install, then the whole differential corpus, stock delta-spark against
 #                   this extension, plain and redirected (docs/differential.md; CI runs a slice)
 #   make cluster-test  install, then the full cluster suite on a standalone cluster on 127.0.0.1
@@ -56,8 +59,8 @@ VENV_PY := $(VENV)/bin/python
 SBT := build/sbt
 
 .PHONY: jar jar-all-lines jars wheel smoke-lines test-all-lines venv install typecheck fmt fmt-check \
-	test pytest demo bench reliability differential compat-matrix compat-readme \
-	objectstore objectstore-test cluster-test clean-jar
+	test pytest demo bench reliability differential compat-matrix \
+	objectstore objectstore-test cluster-test clean-jar docs compat-docs
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
@@ -128,6 +131,11 @@ venv:
 	$(VENV_PY) -m pip install --quiet --upgrade pip
 	$(VENV_PY) -m pip install --quiet -e '.[test]'
 
+# The site's tools live in the docs extra; the build reads the sources, it needs no jar.
+docs: venv
+	$(VENV_PY) -m pip install --quiet -e '.[docs]'
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 install: jar
 	$(MAKE) venv
 
@@ -157,7 +165,7 @@ CI_SMOKE_LINES ?= 3.5
 PYTEST_WORKERS ?= 3
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
-test: venv fmt-check
+test: venv docs fmt-check
 	$(MAKE) jars JAR_LINES='$(SPARK_LINE) $(CI_SMOKE_LINES)'
 	$(SBT) lifecycle/test
 	DELTA_LIFECYCLE_SMOKE_LINES='$(CI_SMOKE_LINES)' $(VENV)/bin/pytest tests -q $(PYTEST_PARALLEL)
@@ -224,5 +232,5 @@ clean-jar:
 compat-matrix: install
 	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest tests/test_compatibility_clients.py -v
 
-compat-readme:
+compat-docs:
 	$(PYTHON) scripts/render_compatibility.py

@@ -299,16 +299,17 @@ def run_until_halt(script: Path, args: Sequence[str], step: str) -> CrashRun:
 LOG_FILE_PREFIX_DIGITS = 20
 
 
-#: The README's droppable table has a column per line family, in this order.
+#: The droppable table of docs/sql-reference.md has a column per line family, in this order.
 DROPPABLE_COLUMNS = {"4.x": 1, "3.5": 2}
 
 
-def readme_droppable(line_family: str, beyond_stock: bool = False) -> List[str]:
-    """The features the README's droppable table (between ``<!-- droppable -->`` markers)
-    marks droppable with ``line_family``'s delta-spark, sorted; with ``beyond_stock``, only
-    those this project drops although stock delta-spark of the line does not."""
-    readme = (REPO_ROOT / "README.md").read_text()
-    block = readme.split("<!-- droppable -->")[1].split("<!-- /droppable -->")[0]
+def documented_droppable(line_family: str, beyond_stock: bool = False) -> List[str]:
+    """The features the droppable table of docs/sql-reference.md (between
+    ``<!-- droppable -->`` markers) marks droppable with ``line_family``'s delta-spark,
+    sorted; with ``beyond_stock``, only those this project drops although stock delta-spark
+    of the line does not."""
+    page = (REPO_ROOT / "docs" / "sql-reference.md").read_text()
+    block = page.split("<!-- droppable -->")[1].split("<!-- /droppable -->")[0]
     column = DROPPABLE_COLUMNS[line_family]
     names = []
     for row in block.strip().splitlines()[2:]:

@@ -29,7 +29,7 @@ from conftest import (
     delta_rs_ids,
     ids,
     latest_version,
-    readme_droppable,
+    documented_droppable,
     stock_read_ids,
 )
 
@@ -178,10 +178,10 @@ def assert_other_clients_read(dropped: List[Outcome], workdir: Path) -> None:
         assert delta_rs_ids(o.path) == o.rows, o.feature
 
 
-def test_readme_lists_what_drop_feature_offers_on_this_line(spark: SparkSession) -> None:
-    """The README's droppable column for this session's line is the code's list, and what it
+def test_sql_reference_lists_what_drop_feature_offers_on_this_line(spark: SparkSession) -> None:
+    """The droppable column of docs/sql-reference.md for this session's line is the code's list, and what it
     marks beyond stock is exactly what delta-spark of the line does not declare removable."""
     family = "3.5" if str(spark.version).startswith("3.5") else "4.x"
-    assert readme_droppable(family) == droppable(spark)
+    assert documented_droppable(family) == droppable(spark)
     beyond = sorted(set(droppable(spark)) - set(removable_in_delta_spark(spark)))
-    assert readme_droppable(family, beyond_stock=True) == beyond
+    assert documented_droppable(family, beyond_stock=True) == beyond

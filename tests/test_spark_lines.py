@@ -18,7 +18,7 @@ import pytest
 from deltalake import DeltaTable
 
 from client_venvs import LINE_REQUIREMENTS, client_venv, run_python
-from conftest import SESSION_CONF, readme_droppable
+from conftest import SESSION_CONF, documented_droppable
 from delta_lifecycle.lines import SUPPORTED_LINES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -73,12 +73,12 @@ def test_every_statement_on_the_line(line: str, tmp_path: Path) -> None:
 def assert_smoke_result(line: str, seen: Dict[str, Any], tmp_path: Path) -> None:
     """What every line's smoke run must have seen, and delta-rs reads its tables."""
     assert seen["line"] == line and seen["spark"].startswith(line), seen
-    # The README lists what DROP FEATURE removes on the line: the code's own list.
+    # docs/sql-reference.md lists what DROP FEATURE removes on the line: the code's own list.
     family = "3.5" if line == "3.5" else "4.x"
-    assert seen["droppable"] == readme_droppable(family)
+    assert seen["droppable"] == documented_droppable(family)
     # On 3.5 this project drops what delta-spark 3.3 cannot; on 4.x delta-spark drops them all.
     assert seen["droppable_beyond_stock"] == (
-        readme_droppable(family, beyond_stock=True)
+        documented_droppable(family, beyond_stock=True)
     )
     routed = seen["routed"]
     assert routed["name"] == routed["path"] == [1, 2, 3, 4, 5]

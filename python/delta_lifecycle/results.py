@@ -514,7 +514,7 @@ class DropFeatureResult:
     steps:
         One line per step, in order.
     clients_gaining_access:
-        Known clients (README, "Compatibility") that gain read or write access by the drop,
+        Known clients (docs/compatibility.md) that gain read or write access by the drop,
         per way of dropping, e.g. ``"deltalake-1.x: read (fast), read+write
         (truncate-history)"``.
     clients_blocked_by_protection:
@@ -842,7 +842,7 @@ COMPATIBILITY_COLUMNS: Tuple[str, ...] = (
 class ClientCompatibility:
     """Whether one client (and version range) can read and write a table version: one row of
     ``DESCRIBE COMPATIBILITY``. Decided from the table's protocol and the capability file
-    bundled in the jar (README, "Compatibility").
+    bundled in the jar (docs/compatibility.md).
 
     Attributes
     ----------

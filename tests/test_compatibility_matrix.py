@@ -1,4 +1,5 @@
-"""The README's compatibility matrix is generated from the capability file the jar reads."""
+"""The compatibility matrix of docs/compatibility.md is generated from the capability file the jar
+reads."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 from conftest import REPO_ROOT
 
 
-def test_readme_matrix_is_up_to_date() -> None:
+def test_docs_matrix_is_up_to_date() -> None:
     done = subprocess.run(
         [sys.executable, str(REPO_ROOT / "scripts" / "render_compatibility.py"), "--check"],
         capture_output=True,
