@@ -181,7 +181,17 @@ object StreamingRedirectSuite {
     def arm(): Unit = {
       entered = new CountDownLatch(1); gate = new CountDownLatch(1); armed = true
     }
+    private val holding = new java.util.concurrent.atomic.AtomicBoolean(false)
+
     def release(): Unit = { armed = false; gate.countDown() }
-    def maybeWait(): Unit = if (armed) { entered.countDown(); gate.await(120, TimeUnit.SECONDS) }
+
+    /**
+     * Holds one task only: the statement the test runs meanwhile needs the other slot of
+     * `local[2]`, and would otherwise wait for the hold's timeout.
+     */
+    def maybeWait(): Unit = if (armed && holding.compareAndSet(false, true)) {
+      try { entered.countDown(); gate.await(120, TimeUnit.SECONDS) }
+      finally holding.set(false)
+    }
   }
 }
