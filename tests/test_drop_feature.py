@@ -211,6 +211,7 @@ def test_from_row_refuses_an_unknown_mode_or_status(dv: Dropped) -> None:
         steps=[],
         clientsGainingAccess=[],
         clientsBlockedByProtection=[],
+        table=dv.result.table,
     )
     assert DropFeatureResult.from_row(row).mode == "fast"
     fields = row.asDict()

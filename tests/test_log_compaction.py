@@ -50,8 +50,10 @@ POLICY_INTERVAL = 3
 POLICY_TIMEOUT_SECONDS = 30.0
 
 # The documented column types, and the one nullable column, of each statement.
-COMPACTION_TYPES = ["bigint", "bigint", "string", "string", "int", "int", "bigint", "bigint"]
-CLEANUP_TYPES = ["string", "string", "bigint", "bigint", "string", "string"]
+COMPACTION_TYPES = [
+    "bigint", "bigint", "string", "string", "int", "int", "bigint", "bigint", "string"
+]
+CLEANUP_TYPES = ["string", "string", "bigint", "bigint", "string", "string", "string"]
 
 
 def log_dir(path: Path) -> Path:

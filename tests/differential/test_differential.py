@@ -136,6 +136,28 @@ def messages(record: Dict[str, Any]) -> str:
     return "" if error is None else f"{error['class']}: {error['message']}"
 
 
+#: Where the extension refuses what stock delta-spark does on the redirect's destination, and
+#: why it cannot do better on the Spark releases supported today (docs/differential.md). Each
+#: is checked to be that refusal, delta-spark's DELTA_UNSUPPORTED_FEATURES_FOR_READ on the
+#: redirect's source, which writes nothing; an entry whose difference is gone fails, so that it
+#: is removed.
+HIVE_PATH_READS = (
+    "a read of a path that Spark's analyzer resolves itself (a DataFrame load, "
+    "table_changes_by_path) in Spark's Hive session: it runs no hint-batch rule "
+    "of an extension (SPARK-59081, fixed after Spark 4.2.0), so delta-spark opens the "
+    "reader-writer redirect's source before any rule of this project can route it"
+)
+KNOWN_DIFFERENCES: Dict[str, str] = {
+    "redirected/path/table_changes": HIVE_PATH_READS,
+    "redirected/path/delta_table_merge": HIVE_PATH_READS + " (DeltaTable.forPath reads it)",
+    "redirected/path/stream_read": HIVE_PATH_READS,
+    "redirected/name/df_replace_where": (
+        "saveAsTable(mode='overwrite', replaceWhere) by the name of a reader-writer redirect's "
+        "source: delta-spark's overwrite by expression opens the source's location, which the "
+        "catalog routing does not reach"
+    ),
+}
+
 CASES: List[Tuple[str, str, Operation]] = [(v, k, op) for v in VARIANTS for k in REFS for op in OPS]
 
 
@@ -151,6 +173,10 @@ def test_same_as_stock(
         # The operation itself does what it is written to do in stock delta-spark.
         assert outcome(stock) == op.expected_failure(ON_SPARK_35, kind), messages(stock)
     found = differences(comparable(stock), comparable(extension))
+    if key in KNOWN_DIFFERENCES:
+        assert found, f"{key} now gives what stock gives: remove it from KNOWN_DIFFERENCES"
+        assert outcome(extension) == "DELTA_UNSUPPORTED_FEATURES_FOR_READ", messages(extension)
+        pytest.xfail(KNOWN_DIFFERENCES[key])
     assert not found, (
         f"{key}: {len(found)} difference(s) from stock delta-spark\n" + "\n".join(found)
         + f"\nstock error: {messages(stock)}\nextension error: {messages(extension)}"

@@ -88,14 +88,20 @@ object ProtocolHistory {
    */
   private def requireStateInCheckpoints(log: TableLog, listing: LogListing, from: Long): Unit =
     listing.checkpoints.filter(_.version >= from).foreach { checkpoint =>
-      val actions = log.readCheckpoint(checkpoint, Set("protocol", "metaData"))
       var (hasProtocol, hasMetadata) = (false, false)
-      while (actions.hasNext && !(hasProtocol && hasMetadata)) actions.next() match {
-        case _: Protocol => hasProtocol = true
-        case _: Metadata => hasMetadata = true
-        case _ =>
-      }
-      if (!hasProtocol || !hasMetadata) {
+      // A checkpoint that cannot be read at all is one readers skip, falling back to an older
+      // one or the commits (TableLog); only one that reads without its state misleads them.
+      val readable =
+        try {
+          val actions = log.readCheckpoint(checkpoint, Set("protocol", "metaData"))
+          while (actions.hasNext && !(hasProtocol && hasMetadata)) actions.next() match {
+            case _: Protocol => hasProtocol = true
+            case _: Metadata => hasMetadata = true
+            case _ =>
+          }
+          true
+        } catch { case NonFatal(e) if !e.isInstanceOf[DeltaLifecycleException] => false }
+      if (readable && (!hasProtocol || !hasMetadata)) {
         val missing = Seq("protocol" -> hasProtocol, "metaData" -> hasMetadata)
           .collect { case (name, false) => name }.mkString(" and ")
         throw LifecycleErrors.corruptLog(
