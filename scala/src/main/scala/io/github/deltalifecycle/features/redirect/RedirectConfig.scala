@@ -208,7 +208,7 @@ object RedirectConfig {
   /** A redirect property's value, a JSON object, as read so far; `where` names it in errors. */
   private final class RedirectValue(root: JsonNode, where: String) {
 
-    def field(names: String*): Option[JsonNode] =
+    private def field(names: String*): Option[JsonNode] =
       names.iterator.map(root.get).find(n => n != null && !n.isNull)
 
     def requiredText(names: String*): String =
@@ -251,7 +251,7 @@ object RedirectConfig {
       NoRedirectRule(app, ops)
     }
 
-    def text(node: JsonNode, what: String): String =
+    private def text(node: JsonNode, what: String): String =
       if (node.isTextual) node.asText else invalid(s"$what must be a string")
 
     def invalid(reason: String): Nothing = throw LifecycleErrors.invalidRedirect(where, reason)
