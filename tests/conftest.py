@@ -341,6 +341,16 @@ def delta_rs_ids(path: Path, version: Optional[int] = None) -> List[int]:
     return sorted(int(v) for v in table.to_pyarrow_table().column("id").to_pylist())
 
 
+def files_of(table: Path) -> Dict[str, int]:
+    """Every file under ``table`` with its size."""
+    out: Dict[str, int] = {}
+    for root, _, names in os.walk(table):
+        for name in names:
+            path = Path(root) / name
+            out[str(path.relative_to(table))] = path.stat().st_size
+    return out
+
+
 def latest_version(path: Path) -> int:
     return max(int(n[:LOG_FILE_PREFIX_DIGITS]) for n in os.listdir(path / "_delta_log") if n.endswith(".json"))
 

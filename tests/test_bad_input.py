@@ -15,7 +15,6 @@ ten times as many. The generation is derandomized, so a CI failure reproduces.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -27,10 +26,11 @@ from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import FULL_MATRIX, TESTDATA, condition_of, ids, latest_version, lifecycle_session
+from conftest import FULL_MATRIX, TESTDATA, condition_of, files_of, ids, latest_version, lifecycle_session
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import DeltaLifecycleError, translate_errors
+from statements import STATEMENTS, Statement
 
 EXAMPLES = 200 if FULL_MATRIX else 15
 ALLOWED_PREFIXES = "spark.deltaLifecycle.redirect.allowedLocationPrefixes"
@@ -46,16 +46,6 @@ SETTINGS = settings(
 )
 
 Files = Dict[str, int]
-
-
-def files_of(table: Path) -> Files:
-    """Every file under ``table`` with its size."""
-    out: Files = {}
-    for root, _, names in os.walk(table):
-        for name in names:
-            path = Path(root) / name
-            out[str(path.relative_to(table))] = path.stat().st_size
-    return out
 
 
 def is_typed(error: BaseException) -> bool:
@@ -262,24 +252,22 @@ def test_generated_redirect_locations(
     assert_typed_and_nothing_written(table, before, error, statement)
 
 
+@pytest.mark.parametrize("statement", STATEMENTS, ids=lambda s: s.name)
 @SETTINGS
-@given(name=st.text(min_size=1, max_size=30),
-       statement=st.sampled_from(["DESCRIBE PROTOCOL HISTORY {t}", "ALTER TABLE {t} COMPACT LOG",
-                                  "ALTER TABLE {t} CLEAN LOG", "ALTER TABLE {t} DROP FEATURE deletionVectors",
-                                  "ALTER TABLE {t} UNSET REDIRECT", "DESCRIBE REDIRECT {t}"]),
-       by_path=st.booleans())
+@given(name=st.text(min_size=1, max_size=30), by_path=st.booleans())
 def test_generated_table_names_and_paths(
-    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory, name: str, statement: str, by_path: bool
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory, statement: Statement, name: str, by_path: bool
 ) -> None:
     """Names of no table and paths of no Delta table (the generated path is under a fresh
-    directory, so it holds nothing)."""
+    directory, so it holds nothing, as does SET REDIRECT's destination there), for every
+    statement of tests/statements.py."""
     count("table names and paths")
     root = tmp_path_factory.mktemp("nowhere")
     if by_path:
         reference = "delta.`" + str(root / name).replace("`", "``") + "`"
     else:
         reference = "`" + name.replace("`", "``") + "`"
-    sql = statement.format(t=reference)
+    sql = statement.on(reference, str(root / "moved"))
     _, error = attempt(lambda: spark.sql(sql).collect())
     assert error is not None and is_typed(error), f"{sql}: {type(error).__name__}: {error}"
     assert files_of(root) == {}, sql
@@ -407,19 +395,18 @@ BROKEN_GOLDEN = ["corrupted-last-checkpoint", "corrupted-last-checkpoint-kernel"
                  "deltalog-state-reconstruction-without-metadata", "deltalog-state-reconstruction-without-protocol",
                  "deltalog-state-reconstruction-from-checkpoint-missing-metadata",
                  "deltalog-state-reconstruction-from-checkpoint-missing-protocol"]
-GOLDEN_STATEMENTS = READ_STATEMENTS + [
+#: The read statements, the variants above, then every statement of tests/statements.py
+#: not among them yet.
+GOLDEN_STATEMENTS = list(dict.fromkeys(READ_STATEMENTS + [
     "ALTER TABLE delta.`{t}` DROP FEATURE deletionVectors DRY RUN",
     "ALTER TABLE delta.`{t}` COMPACT LOG FROM VERSION 0 TO VERSION 1",
-    "ALTER TABLE delta.`{t}` CLEAN LOG",
-    "ALTER TABLE delta.`{t}` DROP FEATURE deletionVectors",
-    "ALTER TABLE delta.`{t}` SET REDIRECT TO '{t}-moved'",
-    "ALTER TABLE delta.`{t}` UNSET REDIRECT",
-]
+] + [s.on_path_template() for s in STATEMENTS]))
 
 
-#: Statements that only report what the log says; they may answer on a table delta-spark
-#: cannot load (DESCRIBE PROTOCOL HISTORY exists to show an unreadable protocol).
-REPORTING = ("DESCRIBE PROTOCOL HISTORY", "DESCRIBE REDIRECT")
+#: Statements that only report what the log says (the ones that do not write); they may
+#: answer on a table delta-spark cannot load (DESCRIBE PROTOCOL HISTORY exists to show an
+#: unreadable protocol).
+REPORTING = tuple(s.on_path_template() for s in STATEMENTS if not s.writes)
 
 
 @pytest.mark.parametrize("name", BROKEN_GOLDEN)
@@ -441,7 +428,7 @@ def test_broken_golden_tables(spark: SparkSession, base: Path, name: str) -> Non
         sql = statement.format(t=path)
         _, error = attempt(lambda: spark.sql(sql).collect())
         if error is None:
-            if statement.startswith(REPORTING) or statement.startswith("SELECT"):
+            if statement in REPORTING or statement.startswith("SELECT"):
                 continue
             if "COMPACT LOG" in statement:
                 # A compaction of intact commits is right even where a later checkpoint is broken.

@@ -4,8 +4,11 @@ their types, and statements that are not ours still reach Delta and Spark unchan
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
+from typing import List, Type
 
 import pytest
 from pyspark.errors import AnalysisException, ParseException, PySparkException
@@ -136,16 +139,78 @@ def test_conversion_of_conditions_without_a_session() -> None:
     assert caught.value is spark_own
 
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CONDITIONS_SOURCE = (
+    REPO_ROOT / "scala/src/main/resources/error/delta-lifecycle-error-conditions.json"
+)
+
+
+def typed_classes() -> List[Type[DeltaLifecycleError]]:
+    """Every subclass of DeltaLifecycleError that the package defines, at any depth, found
+    by walking the class tree rather than any list the package keeps."""
+    found: List[Type[DeltaLifecycleError]] = []
+    pending: List[Type[DeltaLifecycleError]] = [DeltaLifecycleError]
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            if sub.__module__ == errors.__name__:
+                found.append(sub)
+            pending.append(sub)
+    return found
+
+
 def test_python_knows_exactly_the_conditions_the_jar_defines() -> None:
     """One class per condition of the bundled jar's error-conditions resource, no more."""
     with zipfile.ZipFile(jar_path()) as jar:
         resource = json.loads(jar.read("error/delta-lifecycle-error-conditions.json"))
-    classes = [
-        getattr(errors, name)
-        for name in errors.__all__
-        if isinstance(getattr(errors, name), type)
-        and issubclass(getattr(errors, name), DeltaLifecycleError)
-        and getattr(errors, name) is not DeltaLifecycleError
-    ]
-    assert sorted(cls.CONDITION for cls in classes) == sorted(resource)
+    assert sorted(cls.CONDITION for cls in typed_classes()) == sorted(resource)
     assert all(len(info["sqlState"]) == 5 for info in resource.values())
+
+
+def test_python_knows_exactly_the_conditions_of_the_source() -> None:
+    """The same agreement with the resource in the source tree, so a condition added to the
+    JSON without a Python class (or a class whose condition the JSON lacks) fails before any
+    jar is built."""
+    resource = json.loads(CONDITIONS_SOURCE.read_text())
+    assert sorted(cls.CONDITION for cls in typed_classes()) == sorted(resource)
+
+
+def test_every_typed_class_is_exported_and_converted() -> None:
+    for cls in typed_classes():
+        assert cls.__name__ in errors.__all__ and getattr(errors, cls.__name__) is cls
+        converted = convert_exception(pyspark_error("why", cls.CONDITION))
+        assert type(converted) is cls
+        assert converted.condition == cls.CONDITION and converted.message == "why"
+    exported = [getattr(errors, name) for name in errors.__all__]
+    assert len(set(errors.__all__)) == len(errors.__all__)
+    assert {c for c in exported if isinstance(c, type) and issubclass(c, DeltaLifecycleError)} == (
+        set(typed_classes()) | {DeltaLifecycleError}
+    )
+
+
+REGISTRY_REFUSALS = """
+import pytest
+from delta_lifecycle import errors
+from delta_lifecycle.errors import DeltaLifecycleError, NotADeltaTableError
+
+before = dict(errors._BY_CONDITION)
+with pytest.raises(TypeError, match="must declare CONDITION"):
+    class NoCondition(DeltaLifecycleError):
+        __module__ = errors.__name__
+with pytest.raises(TypeError, match="already NotADeltaTableError's condition"):
+    class SameCondition(DeltaLifecycleError):
+        __module__ = errors.__name__
+        CONDITION = NotADeltaTableError.CONDITION
+class UsersOwn(NotADeltaTableError):
+    pass
+assert errors._BY_CONDITION == before
+"""
+
+
+def test_a_typed_class_needs_its_own_new_condition() -> None:
+    """The registry refuses a class of the package without a condition, or with one that
+    another class already stands for, and keeps out subclasses users define. In a fresh
+    interpreter, so the refused classes cannot show up in this one's class tree."""
+    run = subprocess.run(
+        [sys.executable, "-c", REGISTRY_REFUSALS], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

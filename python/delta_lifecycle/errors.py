@@ -23,56 +23,15 @@ DELTA_LIFECYCLE_NOT_A_DELTA_TABLE
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import ClassVar, Dict, Iterator, Optional, Type
+from typing import Any, ClassVar, Dict, Iterator, Optional, Type
 
 from pyspark.errors import PySparkException
 
+# The typed classes join ``__all__`` at the end of the module, from the registry their
+# definitions fill.
 __all__ = [
     "CONDITION_PREFIX",
     "DeltaLifecycleError",
-    "NotADeltaTableError",
-    "TableNotFoundError",
-    "NotDeltaProviderError",
-    "VersionNotFoundError",
-    "NonContiguousVersionsError",
-    "UnreadableCheckpointError",
-    "InvalidProtocolError",
-    "CorruptLogError",
-    "InvalidCompactionRangeError",
-    "CompactionConflictError",
-    "CompactionTooLargeError",
-    "OutOfMemoryError",
-    "UnsupportedProtocolError",
-    "CommitNotVisibleError",
-    "ConcurrentCommitError",
-    "CoordinatedTableError",
-    "InvalidArgumentError",
-    "UnknownFeatureError",
-    "FeatureNotPresentError",
-    "DropNotSupportedOnLineError",
-    "DependentFeatureError",
-    "FeatureInUseError",
-    "FeatureTracesRemainError",
-    "TruncateHistoryRequiredError",
-    "DropFeatureWaitError",
-    "UnknownClientError",
-    "ClientNeedsUndroppableError",
-    "InvalidRedirectError",
-    "RedirectWriteRefusedError",
-    "RedirectChainError",
-    "RedirectLocationNotAllowedError",
-    "RedirectDestinationNotEmptyError",
-    "RedirectStateError",
-    "RedirectInvalidTransitionError",
-    "RedirectCopyMismatchError",
-    "RedirectNotRoutedError",
-    "RedirectBlocksDeltaSparkError",
-    "StreamRedirectChangedError",
-    "StreamRedirectWaitError",
-    "StreamBatchRacedRedirectError",
-    "StreamPositionUnmappedError",
-    "AdministratorSettingError",
-    "TestSwitchUnavailableError",
     "UnsupportedSparkLineError",
     "convert_exception",
     "translate_errors",
@@ -94,6 +53,10 @@ class DeltaLifecycleError(Exception):
 
     A condition that this version of the Python package does not know yet (a newer jar)
     is raised as a plain :class:`DeltaLifecycleError` carrying that condition.
+
+    Each subclass in this module declares the one condition it stands for as ``CONDITION``;
+    defining it registers the class for :func:`convert_exception` and ``__all__``, so the
+    class is the only place that pairs a condition with its type.
     """
 
     #: The condition a subclass stands for; the base class has none of its own.
@@ -109,6 +72,22 @@ class DeltaLifecycleError(Exception):
         super().__init__(f"[{resolved}] {message}")
         self.condition = resolved
         self.message = message
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__ != __name__:  # a user's own subclass stays out of the registry
+            return
+        condition = cls.__dict__.get("CONDITION")
+        if not isinstance(condition, str) or not condition.startswith(CONDITION_PREFIX):
+            raise TypeError(f"{cls.__name__} must declare CONDITION = '{CONDITION_PREFIX}...'")
+        if condition in _BY_CONDITION:
+            taken = _BY_CONDITION[condition].__name__
+            raise TypeError(f"{cls.__name__}: {condition} is already {taken}'s condition")
+        _BY_CONDITION[condition] = cls
+
+
+#: The typed class of each condition, filled as the classes below are defined.
+_BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {}
 
 
 class NotADeltaTableError(DeltaLifecycleError):
@@ -416,54 +395,7 @@ class UnsupportedSparkLineError(RuntimeError):
         self.supported = supported
 
 
-_BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {
-    cls.CONDITION: cls
-    for cls in (
-        NotADeltaTableError,
-        TableNotFoundError,
-        NotDeltaProviderError,
-        VersionNotFoundError,
-        NonContiguousVersionsError,
-        UnreadableCheckpointError,
-        InvalidProtocolError,
-        CorruptLogError,
-        InvalidCompactionRangeError,
-        CompactionConflictError,
-        CompactionTooLargeError,
-        OutOfMemoryError,
-        UnsupportedProtocolError,
-        CommitNotVisibleError,
-        ConcurrentCommitError,
-        CoordinatedTableError,
-        InvalidArgumentError,
-        UnknownFeatureError,
-        FeatureNotPresentError,
-        DropNotSupportedOnLineError,
-        DependentFeatureError,
-        FeatureInUseError,
-        FeatureTracesRemainError,
-        TruncateHistoryRequiredError,
-        DropFeatureWaitError,
-        UnknownClientError,
-        ClientNeedsUndroppableError,
-        InvalidRedirectError,
-        RedirectWriteRefusedError,
-        RedirectChainError,
-        RedirectLocationNotAllowedError,
-        RedirectDestinationNotEmptyError,
-        RedirectStateError,
-        RedirectInvalidTransitionError,
-        RedirectCopyMismatchError,
-        RedirectNotRoutedError,
-        RedirectBlocksDeltaSparkError,
-        StreamRedirectChangedError,
-        StreamRedirectWaitError,
-        StreamBatchRacedRedirectError,
-        StreamPositionUnmappedError,
-        AdministratorSettingError,
-        TestSwitchUnavailableError,
-    )
-}
+__all__ += [cls.__name__ for cls in _BY_CONDITION.values()]
 
 
 def _condition_of(error: PySparkException) -> Optional[str]:

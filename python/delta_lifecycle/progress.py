@@ -26,10 +26,9 @@ import logging
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
-if TYPE_CHECKING:
-    from .tables import AnySparkSession
+from delta_lifecycle._typing import AnySparkSession
 
 __all__ = ["OperationProgress", "ProgressCallback", "log_progress"]
 
@@ -69,7 +68,7 @@ def log_progress(update: OperationProgress) -> None:
     _logger.info("%s: %d of %d tasks", update.description, update.tasks_done, update.tasks_total)
 
 
-def running_jobs(spark: "AnySparkSession") -> Optional[List[OperationProgress]]:
+def running_jobs(spark: AnySparkSession) -> Optional[List[OperationProgress]]:
     """The delta-lifecycle jobs running now on ``spark``'s driver, oldest first, or ``None``
     for a session with no JVM at hand (Spark Connect)."""
     jvm: Any = getattr(spark, "_jvm", None)
@@ -86,7 +85,7 @@ def running_jobs(spark: "AnySparkSession") -> Optional[List[OperationProgress]]:
 
 @contextmanager
 def reporting_progress(
-    spark: "AnySparkSession", callback: Optional[ProgressCallback], interval: float = 1.0
+    spark: AnySparkSession, callback: Optional[ProgressCallback], interval: float = 1.0
 ) -> Iterator[None]:
     """Reports the progress of the statement run inside the ``with`` block to ``callback``
     (:func:`log_progress` when ``None``), from a daemon thread polling every ``interval``

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Literal, Optional, Sequence, Tuple, Union, overload
 
+from delta_lifecycle._typing import AnySparkSession
 from delta_lifecycle.errors import translate_errors
 from delta_lifecycle.progress import ProgressCallback, reporting_progress
 from delta_lifecycle.results import (
@@ -18,11 +19,6 @@ from delta_lifecycle.results import (
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row
-    from pyspark.sql import SparkSession as ClassicSparkSession
-    from pyspark.sql.connect.session import SparkSession as ConnectSparkSession
-
-    #: A classic session or a Spark Connect session; both run SQL text the same way.
-    AnySparkSession = Union[ClassicSparkSession, ConnectSparkSession]
 
 __all__ = ["LifecycleTable", "quote_path"]
 
@@ -62,7 +58,7 @@ class LifecycleTable:
     ...     print(v.version, v.min_reader_version, v.min_writer_version, v.writer_features)
     """
 
-    def __init__(self, spark: "AnySparkSession", identifier: str) -> None:
+    def __init__(self, spark: AnySparkSession, identifier: str) -> None:
         """Use :meth:`for_path` or :meth:`for_name` instead.
 
         Parameters
@@ -76,7 +72,7 @@ class LifecycleTable:
         self._identifier = identifier
 
     @classmethod
-    def for_path(cls, spark: "AnySparkSession", path: str) -> "LifecycleTable":
+    def for_path(cls, spark: AnySparkSession, path: str) -> "LifecycleTable":
         """Return the table stored at ``path`` (any Hadoop path: ``/dir``, ``file:/dir``,
         ``s3a://bucket/dir``, ...).
 
@@ -102,7 +98,7 @@ class LifecycleTable:
         return cls(spark, quote_path(path))
 
     @classmethod
-    def for_name(cls, spark: "AnySparkSession", name: str) -> "LifecycleTable":
+    def for_name(cls, spark: AnySparkSession, name: str) -> "LifecycleTable":
         """Return the catalog table called ``name``.
 
         ``name`` is a SQL multipart identifier (``events``, ``sales.events``,

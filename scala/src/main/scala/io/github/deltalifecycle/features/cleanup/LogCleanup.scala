@@ -75,6 +75,39 @@ object LogCleanup extends Logging {
     val listing = log.listing()
     val latest = listing.latestVersion
     val (protocol, metadata) = log.protocolAndMetadataAt(latest, listing)
+    requireCleanable(log, latest, protocol, metadata)
+    // A writer feature this client does not know may have its own rules for which log files must
+    // stay (as checkpoint protection has), and delta-spark, which cleans a log after its own
+    // checkpoints, does not write such a table: every file stays, and the plan says why.
+    val unknownWriterFeatures = ClientSupport.unsupportedForWriting(protocol)
+    val retention = retentionMillis.getOrElse(tableRetentionMillis(metadata))
+    if (retention < 0) throw LifecycleErrors.invalidArgument(
+      s"The retention must not be negative (got $retention ms)."
+    )
+    val protection = protectedBefore(protocol, metadata)
+    val cutoffTime = nowMillis - retention
+    cutoffCheckpoint(listing, cutoffTime) match {
+      case None => CleanupPlan(None, protection, Vector.empty)
+      case Some(checkpoint) =>
+        val cut = checkpoint.version
+        val keptBecause = keepRule(log, listing, latest, unknownWriterFeatures, protection, cut)
+        val judged = expiredFiles(listing, cut).map(e => e.copy(keptBecause = keptBecause(e)))
+        val sidecars = expiredSidecars(log, listing, protocol, cut, cutoffTime, judged)
+        CleanupPlan(
+          Some(cut),
+          protection,
+          judged ++ sidecars.map(e => e.copy(keptBecause = keptBecause(e)))
+        )
+    }
+  }
+
+  /** Refuses a log whose commits another party coordinates, or whose protocol it cannot read. */
+  private def requireCleanable(
+      log: TableLog,
+      latest: Long,
+      protocol: Protocol,
+      metadata: Metadata
+  ): Unit = {
     CommitCoordination.requireDirectCommits(
       log.tablePath.toString,
       protocol,
@@ -87,58 +120,53 @@ object LogCleanup extends Logging {
         ClientSupport.unsupportedForReading(protocol),
         "clean up the log"
       )
-    // A writer feature this client does not know may have its own rules for which log files must
-    // stay (as checkpoint protection has), and delta-spark, which cleans a log after its own
-    // checkpoints, does not write such a table: every file stays, and the plan says why.
-    val unknownWriterFeatures = ClientSupport.unsupportedForWriting(protocol)
-    val retention = retentionMillis.getOrElse(tableRetentionMillis(metadata))
-    if (retention < 0) throw LifecycleErrors.invalidArgument(
-      s"The retention must not be negative (got $retention ms)."
-    )
-    val protection = protectedBefore(protocol, metadata)
+  }
 
-    // The newest commit such that it and every commit before it are older than the cut-off.
-    val cutoffTime = nowMillis - retention
+  /**
+   * The newest checkpoint at or before the newest commit such that it and every commit before it
+   * are older than `cutoffTime`.
+   */
+  private def cutoffCheckpoint(listing: LogListing, cutoffTime: Long): Option[LogCheckpoint] = {
     val cutoffCommit = listing.commits.takeWhile(_.status.getModificationTime <=
       cutoffTime).lastOption.map(_.version)
-    val cutoffCheckpoint =
-      cutoffCommit.flatMap(c => listing.checkpoints.filter(_.version <= c).lastOption)
-    cutoffCheckpoint match {
-      case None => CleanupPlan(None, protection, Vector.empty)
-      case Some(checkpoint) =>
-        val cut = checkpoint.version
-        val expired = expiredFiles(listing, cut)
-        val keptBecause: CleanupEntry => Option[String] = protection match {
-          case _ if unknownWriterFeatures.nonEmpty =>
-            val reason =
-              s"version $latest uses ${unknownWriterFeatures.toSeq.sorted.mkString(", ")}, which " +
-                "this client does not support for writing, so it deletes none of the log"
-            _ => Some(reason)
-          case Some(boundary) if cut < boundary =>
-            unsupportedBefore(log, listing, cut) match {
-              case Some((version, features)) =>
-                val reason =
-                  s"checkpoint protection: version $version uses " +
-                    s"${features.toSeq.sorted.mkString(", ")}, which this client does not " +
-                    "support, so the cleanup must remove every version before " +
-                    s"$boundary in one pass; the retention keeps version $cut"
-                _ => Some(reason)
-              case None =>
-                e =>
-                  if (e.kind == "checkpoint")
-                    Some(s"checkpoint protection: checkpoints before version $boundary stay")
-                  else None
-            }
-          case _ => _ => None
-        }
-        val judged = expired.map(e => e.copy(keptBecause = keptBecause(e)))
-        val sidecars = expiredSidecars(log, listing, protocol, cut, cutoffTime, judged)
-        CleanupPlan(
-          Some(cut),
-          protection,
-          judged ++ sidecars.map(e => e.copy(keptBecause = keptBecause(e)))
-        )
-    }
+    cutoffCommit.flatMap(c => listing.checkpoints.filter(_.version <= c).lastOption)
+  }
+
+  /**
+   * Why an expired file stays, if it does, for a cleanup up to checkpoint `cut`: none may go where
+   * version `latest` has writer features this client does not know; under checkpoint protection
+   * with `cut` before the boundary, none may go where a version before `cut` has a feature this
+   * client does not support, and otherwise the checkpoints stay.
+   */
+  private def keepRule(
+      log: TableLog,
+      listing: LogListing,
+      latest: Long,
+      unknownWriterFeatures: Set[String],
+      protection: Option[Long],
+      cut: Long
+  ): CleanupEntry => Option[String] = protection match {
+    case _ if unknownWriterFeatures.nonEmpty =>
+      val reason =
+        s"version $latest uses ${unknownWriterFeatures.toSeq.sorted.mkString(", ")}, which " +
+          "this client does not support for writing, so it deletes none of the log"
+      _ => Some(reason)
+    case Some(boundary) if cut < boundary =>
+      unsupportedBefore(log, listing, cut) match {
+        case Some((version, features)) =>
+          val reason =
+            s"checkpoint protection: version $version uses " +
+              s"${features.toSeq.sorted.mkString(", ")}, which this client does not " +
+              "support, so the cleanup must remove every version before " +
+              s"$boundary in one pass; the retention keeps version $cut"
+          _ => Some(reason)
+        case None =>
+          e =>
+            if (e.kind == "checkpoint")
+              Some(s"checkpoint protection: checkpoints before version $boundary stay")
+            else None
+      }
+    case _ => _ => None
   }
 
   /** How many single deletes run at once on a file system without a bulk delete. */

@@ -188,103 +188,117 @@ object RedirectConfig {
       RedirectMode.featureNames
     )
 
+  /**
+   * The redirect a property value (`where` names it, for errors) describes, stored under `mode`.
+   * Field names are read in the RFC's and delta-spark's preview spellings; a malformed value is
+   * refused, the first problem named, in the order of the steps below.
+   */
   def parse(mode: RedirectMode, json: String, where: String): RedirectConfig = {
-    val root =
-      try JsonUtils.mapper.readTree(json)
-      catch {
-        case NonFatal(e) => throw LifecycleErrors.invalidRedirect(
-            where,
-            s"the value is not JSON (${e.getMessage.linesIterator.next()})"
-          )
-      }
-    if (root == null || !root.isObject)
-      throw LifecycleErrors.invalidRedirect(where, "the value must be a JSON object")
-    def field(names: String*): Option[JsonNode] =
-      names.iterator.map(root.get).find(n => n != null && !n.isNull)
-    def text(node: JsonNode, what: String): String =
-      if (node.isTextual) node.asText
-      else throw LifecycleErrors.invalidRedirect(where, s"$what must be a string")
+    val value = RedirectValue.read(json, where)
+    val redirectType = value.requiredText("Type", "type")
+    val state = value.state
+    val spec = value.spec
+    val target = spec.target(redirectType)
+    val isDestination = spec.text("Role").exists(_.equalsIgnoreCase(DestinationRole))
+    val targetMode = spec.targetMode(mode)
+    val rules = value.noRedirectRules
+    RedirectConfig(mode, redirectType, state, target, rules, isDestination, targetMode)
+  }
 
-    val redirectType = field("Type", "type").map(text(_, "Type"))
-      .getOrElse(throw LifecycleErrors.invalidRedirect(where, "Type is missing"))
-    val stateText = field("State", "state").map(text(_, "State"))
-      .getOrElse(throw LifecycleErrors.invalidRedirect(where, "State is missing"))
-    val state = RedirectState.parse(stateText).getOrElse(throw LifecycleErrors.invalidRedirect(
-      where,
-      s"unknown State '$stateText' " +
-        s"(expected one of ${RedirectState.all.map(_.name).mkString(", ")})"
-    ))
+  /** A redirect property's value, a JSON object, as read so far; `where` names it in errors. */
+  private final class RedirectValue(root: JsonNode, where: String) {
+
+    private def field(names: String*): Option[JsonNode] =
+      names.iterator.map(root.get).find(n => n != null && !n.isNull)
+
+    def requiredText(names: String*): String =
+      field(names: _*).map(text(_, names.head)).getOrElse(invalid(s"${names.head} is missing"))
+
+    def state: RedirectState = {
+      val name = requiredText("State", "state")
+      RedirectState.parse(name).getOrElse(invalid(
+        s"unknown State '$name' (expected one of ${RedirectState.all.map(_.name).mkString(", ")})"
+      ))
+    }
 
     // The RFC shows Spec as a JSON string holding an object; accept that and a plain object.
-    val specNode: JsonNode = field("Spec", "spec") match {
-      case Some(n) if n.isTextual && n.asText.trim.nonEmpty =>
-        try JsonUtils.mapper.readTree(n.asText)
-        catch {
-          case NonFatal(_) =>
-            throw LifecycleErrors.invalidRedirect(where, "Spec is a string but not JSON")
-        }
-      case Some(n) if n.isObject => n
-      case _ => JsonNodeFactory.instance.objectNode()
-    }
-    def specText(names: String*): Option[String] =
-      names.iterator.map(specNode.get).find(n => n != null && n.isTextual).map(_.asText)
+    def spec: RedirectSpecValue = new RedirectSpecValue(
+      field("Spec", "spec") match {
+        case Some(n) if n.isTextual && n.asText.trim.nonEmpty =>
+          try JsonUtils.mapper.readTree(n.asText)
+          catch { case NonFatal(_) => invalid("Spec is a string but not JSON") }
+        case Some(n) if n.isObject => n
+        case _ => JsonNodeFactory.instance.objectNode()
+      },
+      this
+    )
 
-    val spec: RedirectSpec = redirectType match {
+    def noRedirectRules: Seq[NoRedirectRule] = field("NoRedirectRules", "noRedirectRules") match {
+      case None => Nil
+      case Some(n) if n.isArray => n.elements().asScala.toSeq.map(rule)
+      case Some(_) => invalid("NoRedirectRules must be a list")
+    }
+
+    private def rule(node: JsonNode): NoRedirectRule = {
+      val app = Option(node.get("AppName")).orElse(Option(node.get("appName")))
+        .filter(_.isTextual).map(_.asText)
+        .getOrElse(invalid("a NoRedirectRules entry has no AppName"))
+      val ops = Option(node.get("AllowWrite")).orElse(Option(node.get("allowedOperations"))) match {
+        case None => Nil
+        case Some(a) if a.isArray => a.elements().asScala.map(_.asText).toSeq
+        case Some(_) => invalid(s"AllowWrite of rule '$app' must be a list")
+      }
+      NoRedirectRule(app, ops)
+    }
+
+    private def text(node: JsonNode, what: String): String =
+      if (node.isTextual) node.asText else invalid(s"$what must be a string")
+
+    def invalid(reason: String): Nothing = throw LifecycleErrors.invalidRedirect(where, reason)
+  }
+
+  private object RedirectValue {
+    def read(json: String, where: String): RedirectValue = {
+      val root =
+        try JsonUtils.mapper.readTree(json)
+        catch {
+          case NonFatal(e) => throw LifecycleErrors.invalidRedirect(
+              where,
+              s"the value is not JSON (${e.getMessage.linesIterator.next()})"
+            )
+        }
+      if (root == null || !root.isObject)
+        throw LifecycleErrors.invalidRedirect(where, "the value must be a JSON object")
+      new RedirectValue(root, where)
+    }
+  }
+
+  /** The `Spec` of a redirect property's value: where the redirect points, and its markers. */
+  private final class RedirectSpecValue(node: JsonNode, value: RedirectValue) {
+
+    def text(names: String*): Option[String] =
+      names.iterator.map(node.get).find(n => n != null && n.isTextual).map(_.asText)
+
+    private def required(name: String, missing: String): String =
+      text(name).getOrElse(value.invalid(s"$missing is missing"))
+
+    /** Where a redirect of `redirectType` points. */
+    def target(redirectType: String): RedirectSpec = redirectType match {
       case t if t.equalsIgnoreCase(ObjectStoreType) =>
-        RedirectSpec.Location(specText("Location").getOrElse(
-          throw LifecycleErrors.invalidRedirect(where, "Spec.Location is missing")
-        ))
+        RedirectSpec.Location(required("Location", "Spec.Location"))
       case t if t.equalsIgnoreCase(SessionCatalogType) =>
-        RedirectSpec.Table(
-          specText("Table").getOrElse(
-            throw LifecycleErrors.invalidRedirect(where, "Spec.Table is missing")
-          ),
-          specText("Location")
-        )
-      case PreviewPathType =>
-        RedirectSpec.Location(specText("destPath").getOrElse(
-          throw LifecycleErrors.invalidRedirect(where, "spec.destPath is missing")
-        ))
-      case other => throw LifecycleErrors.invalidRedirect(
-          where,
+        RedirectSpec.Table(required("Table", "Spec.Table"), text("Location"))
+      case PreviewPathType => RedirectSpec.Location(required("destPath", "spec.destPath"))
+      case other => value.invalid(
           s"unknown Type '$other' (this client knows " +
             s"'$ObjectStoreType', '$SessionCatalogType' and '$PreviewPathType')"
         )
     }
-    val isDestination = specText("Role").exists(_.equalsIgnoreCase(DestinationRole))
-    val targetMode = specText("Mode").map { m =>
-      RedirectMode.all.find(_.sqlName.equalsIgnoreCase(m.trim)).getOrElse(
-        throw LifecycleErrors.invalidRedirect(
-          where,
-          s"unknown Spec.Mode '$m' (expected READER WRITER or WRITER ONLY)"
-        )
-      )
-    }.filter(_ != mode)
 
-    val rules = field("NoRedirectRules", "noRedirectRules") match {
-      case None => Nil
-      case Some(n) if n.isArray =>
-        n.elements().asScala.toSeq.map { rule =>
-          val app = Option(
-            rule.get("AppName")
-          ).orElse(Option(rule.get("appName"))).filter(_.isTextual).map(_.asText)
-            .getOrElse(throw LifecycleErrors.invalidRedirect(
-              where,
-              "a NoRedirectRules entry has no AppName"
-            ))
-          val ops =
-            Option(rule.get("AllowWrite")).orElse(Option(rule.get("allowedOperations"))) match {
-              case None => Nil
-              case Some(a) if a.isArray => a.elements().asScala.map(_.asText).toSeq
-              case Some(_) => throw LifecycleErrors.invalidRedirect(
-                  where,
-                  s"AllowWrite of rule '$app' must be a list"
-                )
-            }
-          NoRedirectRule(app, ops)
-        }
-      case Some(_) => throw LifecycleErrors.invalidRedirect(where, "NoRedirectRules must be a list")
-    }
-    RedirectConfig(mode, redirectType, state, spec, rules, isDestination, targetMode)
+    /** The feature the redirect takes on at READY, where it is not `mode`, the stored one. */
+    def targetMode(mode: RedirectMode): Option[RedirectMode] = text("Mode").map { m =>
+      RedirectMode.all.find(_.sqlName.equalsIgnoreCase(m.trim))
+        .getOrElse(value.invalid(s"unknown Spec.Mode '$m' (expected READER WRITER or WRITER ONLY)"))
+    }.filter(_ != mode)
   }
 }

@@ -2,6 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.core.{LifecycleErrors, LogCommitter, TableLog}
 import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.delta.actions.Action
 import org.apache.spark.sql.SparkSession
 
 /**
@@ -20,23 +21,51 @@ final class RedirectPropertyChange(
 ) {
 
   def run(key: String, newValue: Option[String]): RedirectResult = {
-    val mode =
-      RedirectMode.all.find(m => m.property == key).getOrElse(throw LifecycleErrors.invalidArgument(
-        s"$key is delta-spark's preview spelling; " +
-          s"this client writes ${RedirectMode.all.map(_.property).mkString(" or ")}."
-      ))
+    val mode = modeWritten(key)
     val log = TableLog.forPath(ctx.hadoopConf, path)
     val info = RedirectLookup.read(
       ctx.hadoopConf,
       path
     ).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, "there is no Delta log"))
     info.requireDirectCommits(displayName, "change the redirect of")
-    val parsed = newValue.map(v => RedirectConfig.parse(mode, v, s"the new value of $key"))
-    /* As SET REDIRECT does: enabling is stored under the writer-only feature (the source stays
-     * readable). */
-    val next = parsed.map(c =>
-      if (c.state == RedirectState.EnableInProgress) c.storedAs(RedirectMode.WriterOnly) else c
+    val next = newValue.map(v => stored(RedirectConfig.parse(mode, v, s"the new value of $key")))
+    val (from, to) = checkedTransition(info, next, mode, key)
+    next.filter(_.state == RedirectState.Ready).foreach(requireDestinationTable(info, _))
+    val version = LogCommitter.commit(
+      log,
+      info.version,
+      actions(info, next),
+      if (newValue.isDefined) "SET TBLPROPERTIES" else "UNSET TBLPROPERTIES",
+      Map("redirectState" -> to)
     )
+    RedirectResult.describe(ctx, displayName, RedirectLookup.read(ctx.hadoopConf, path).get)
+      .copy(commitVersions = Seq(version), steps = Seq(s"committed version $version: $from -> $to"))
+  }
+
+  /** The mode whose property `key` is: this client writes the RFC's spellings only. */
+  private def modeWritten(key: String): RedirectMode =
+    RedirectMode.all.find(m => m.property == key).getOrElse(throw LifecycleErrors.invalidArgument(
+      s"$key is delta-spark's preview spelling; " +
+        s"this client writes ${RedirectMode.all.map(_.property).mkString(" or ")}."
+    ))
+
+  /**
+   * As SET REDIRECT does: enabling is stored under the writer-only feature (the source stays
+   * readable).
+   */
+  private def stored(c: RedirectConfig): RedirectConfig =
+    if (c.state == RedirectState.EnableInProgress) c.storedAs(RedirectMode.WriterOnly) else c
+
+  /**
+   * The states the change goes from and to, by name, once it is known to be a step of the RFC's
+   * state machine on the redirect set through `key`.
+   */
+  private def checkedTransition(
+      info: RedirectInfo,
+      next: Option[RedirectConfig],
+      mode: RedirectMode,
+      key: String
+  ): (String, String) = {
     val from = info.config.map(_.state.name).getOrElse(RedirectState.Normal)
     val to = next.map(_.state.name).getOrElse(RedirectState.Normal)
     if (info.config.exists(_.targetMode != mode)) {
@@ -53,37 +82,32 @@ final class RedirectPropertyChange(
         RedirectPropertyChange.AllowedText
       )
     }
-    next.filter(_.state == RedirectState.Ready).foreach { c =>
-      // A READY redirect must point somewhere real, allowed, and not redirected itself.
-      val dest = RedirectRouting.checkedDestinationPath(ctx, info.path, c)
-      if (RedirectLookup.read(ctx.hadoopConf, dest).isEmpty) {
-        throw LifecycleErrors.redirectState(
-          displayName,
-          s"the destination ${c.spec.describe} is not a Delta table"
-        )
-      }
+    (from, to)
+  }
+
+  /** A READY redirect must point somewhere real, allowed, and not redirected itself. */
+  private def requireDestinationTable(info: RedirectInfo, c: RedirectConfig): Unit = {
+    val dest = RedirectRouting.checkedDestinationPath(ctx, info.path, c)
+    if (RedirectLookup.read(ctx.hadoopConf, dest).isEmpty) {
+      throw LifecycleErrors.redirectState(
+        displayName,
+        s"the destination ${c.spec.describe} is not a Delta table"
+      )
     }
-    val actions = next match {
-      case Some(c) =>
-        val featureChanges = !info.config.exists(_.mode == c.mode)
-        val protocol = if (featureChanges)
-          Seq(RedirectProtocol.withFeature(RedirectProtocol.withoutFeatures(info.protocol), c.mode))
-        else Nil
-        protocol :+ RedirectProtocol.withProperty(info.metadata, c)
-      case None => Seq(
-          RedirectProtocol.withoutFeatures(info.protocol),
-          RedirectProtocol.withoutProperty(info.metadata)
-        )
-    }
-    val version = LogCommitter.commit(
-      log,
-      info.version,
-      actions,
-      if (newValue.isDefined) "SET TBLPROPERTIES" else "UNSET TBLPROPERTIES",
-      Map("redirectState" -> to)
-    )
-    RedirectResult.describe(ctx, displayName, RedirectLookup.read(ctx.hadoopConf, path).get)
-      .copy(commitVersions = Seq(version), steps = Seq(s"committed version $version: $from -> $to"))
+  }
+
+  /** The protocol and metadata that store `next` (or no redirect) in place of the current one. */
+  private def actions(info: RedirectInfo, next: Option[RedirectConfig]): Seq[Action] = next match {
+    case Some(c) =>
+      val featureChanges = !info.config.exists(_.mode == c.mode)
+      val protocol = if (featureChanges)
+        Seq(RedirectProtocol.withFeature(RedirectProtocol.withoutFeatures(info.protocol), c.mode))
+      else Nil
+      protocol :+ RedirectProtocol.withProperty(info.metadata, c)
+    case None => Seq(
+        RedirectProtocol.withoutFeatures(info.protocol),
+        RedirectProtocol.withoutProperty(info.metadata)
+      )
   }
 }
 

@@ -1,6 +1,10 @@
 package io.github.deltalifecycle.sql.plans
 
+import io.github.deltalifecycle.sql.commands.CompactLogCommand
+import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
 /**
@@ -10,6 +14,9 @@ import org.apache.spark.sql.types._
 case class CompactLogStatement(table: Seq[String], range: Option[(Long, Long)])
     extends LifecycleStatement {
   override protected def resultSchema: StructType = CompactLogStatement.schema
+  override def target: Target = Target.writing("COMPACT LOG")
+  override def toCommand(ref: LifecycleTableRef): LeafRunnableCommand =
+    CompactLogCommand(ref, range)
 }
 
 object CompactLogStatement {

@@ -1,6 +1,10 @@
 package io.github.deltalifecycle.sql.plans
 
+import io.github.deltalifecycle.sql.commands.DescribeCompatibilityCommand
+import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
 /** `DESCRIBE COMPATIBILITY <table> [VERSION AS OF v] [FOR '<client>']` as parsed. */
@@ -10,6 +14,9 @@ case class DescribeCompatibilityStatement(
     client: Option[String]
 ) extends LifecycleStatement {
   override protected def resultSchema: StructType = DescribeCompatibilityStatement.schema
+  override def target: Target = Target.reading
+  override def toCommand(ref: LifecycleTableRef): LeafRunnableCommand =
+    DescribeCompatibilityCommand(ref, version, client)
 }
 
 object DescribeCompatibilityStatement {

@@ -1,6 +1,10 @@
 package io.github.deltalifecycle.sql.plans
 
+import io.github.deltalifecycle.sql.commands.DescribeProtocolHistoryCommand
+import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
 /**
@@ -10,6 +14,9 @@ import org.apache.spark.sql.types._
  */
 case class DescribeProtocolHistoryStatement(table: Seq[String]) extends LifecycleStatement {
   override protected def resultSchema: StructType = DescribeProtocolHistoryStatement.schema
+  override def target: Target = Target.reading
+  override def toCommand(ref: LifecycleTableRef): LeafRunnableCommand =
+    DescribeProtocolHistoryCommand(ref)
 }
 
 object DescribeProtocolHistoryStatement {

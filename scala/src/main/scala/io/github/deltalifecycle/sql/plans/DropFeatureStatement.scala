@@ -1,6 +1,11 @@
 package io.github.deltalifecycle.sql.plans
 
+import io.github.deltalifecycle.features.redirect.RedirectMode
+import io.github.deltalifecycle.sql.commands.DropFeatureCommand
+import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
 /** `ALTER TABLE <table> DROP FEATURE <feature> [TRUNCATE HISTORY] [DRY RUN]` as parsed. */
@@ -11,6 +16,14 @@ case class DropFeatureStatement(
     dryRun: Boolean
 ) extends LifecycleStatement {
   override protected def resultSchema: StructType = DropFeatureStatement.schema
+
+  // Dropping a redirect feature is about the table named, as the redirect's own statements are.
+  override def target: Target =
+    if (RedirectMode.featureNames.exists(_.equalsIgnoreCase(feature))) Target.Named
+    else Target.writing("DROP FEATURE")
+
+  override def toCommand(ref: LifecycleTableRef): LeafRunnableCommand =
+    DropFeatureCommand(ref, feature, truncateHistory, dryRun)
 }
 
 object DropFeatureStatement {

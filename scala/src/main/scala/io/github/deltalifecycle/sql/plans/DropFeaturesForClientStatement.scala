@@ -1,5 +1,9 @@
 package io.github.deltalifecycle.sql.plans
 
+import io.github.deltalifecycle.sql.commands.DropFeaturesForClientCommand
+import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -14,4 +18,7 @@ case class DropFeaturesForClientStatement(
     dryRun: Boolean
 ) extends LifecycleStatement {
   override protected def resultSchema: StructType = DropFeatureStatement.schema
+  override def target: Target = Target.writing("DROP FEATURES FOR CLIENT")
+  override def toCommand(ref: LifecycleTableRef): LeafRunnableCommand =
+    DropFeaturesForClientCommand(ref, client, forWrites, truncateHistory, dryRun)
 }

@@ -1,16 +1,27 @@
 package io.github.deltalifecycle.sql.plans
 
+import io.github.deltalifecycle.features.redirect.Access
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LeafNode
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.StructType
 
 /**
  * A statement of this project as parsed: the table is still a name, so the plan stays unresolved
- * until [[io.github.deltalifecycle.sql.analysis.ResolveLifecycleStatements]] replaces it with its
- * command. Its output is the command's result schema.
+ * until [[io.github.deltalifecycle.sql.analysis.ResolveLifecycleStatements]] resolves [[table]] as
+ * [[target]] says and replaces the plan with [[toCommand]] of it. Its output is the command's
+ * result schema.
  */
 trait LifecycleStatement extends LeafNode {
   def table: Seq[String]
+
+  /** Which table the statement acts on: the one named, or where the named one's redirect routes. */
+  def target: LifecycleStatement.Target
+
+  /** The command that runs the statement on `ref`, the table [[target]] chose. */
+  def toCommand(ref: LifecycleTableRef): LeafRunnableCommand
+
   protected def resultSchema: StructType
   override lazy val resolved: Boolean = false
   override def output: Seq[Attribute] = LifecycleStatement.attributes(resultSchema)
@@ -21,4 +32,23 @@ object LifecycleStatement {
   /** Fresh attributes for a schema: each plan instance needs its own expression ids. */
   def attributes(schema: StructType): Seq[Attribute] =
     schema.fields.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)()).toSeq
+
+  sealed trait Target
+
+  object Target {
+
+    /** The table named, redirected or not: the redirect's own statements are about it. */
+    case object Named extends Target
+
+    /**
+     * Where the named table's redirect routes `access`, as every query's
+     * ([[io.github.deltalifecycle.sql.routing.StatementRouting]]).
+     */
+    final case class Routed(access: Access) extends Target
+
+    val reading: Target = Routed(Access.Read)
+
+    /** Routed as a write by `operation`, the statement's name in errors and NoRedirectRules. */
+    def writing(operation: String): Target = Routed(Access.Write(Set(operation)))
+  }
 }

@@ -1,6 +1,10 @@
 package io.github.deltalifecycle.sql.plans
 
 import io.github.deltalifecycle.features.redirect.{NoRedirectRule, RedirectMode}
+import io.github.deltalifecycle.sql.commands.SetRedirectCommand
+import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -16,4 +20,7 @@ case class SetRedirectStatement(
     dryRun: Boolean = false
 ) extends LifecycleStatement {
   override protected def resultSchema: StructType = RedirectStatus.schemaOf(dryRun)
+  override def target: Target = Target.Named
+  override def toCommand(ref: LifecycleTableRef): LeafRunnableCommand =
+    SetRedirectCommand(ref, mode, location, targetTable, rules, dryRun)
 }
