@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
 from pyspark.sql import DataFrame, SparkSession
@@ -160,3 +161,25 @@ def difference(ids: List[int], fed: int) -> str:
     extra = sorted(set(ids) - set(range(fed)))
     duplicated = len(ids) - len(set(ids))
     return f"missing {missing[:20]}, unexpected {extra[:20]}, {duplicated} duplicates"
+
+
+def stream_between_paths(
+    spark: SparkSession, root: Path
+) -> Tuple[Path, Path, StreamUnderRedirects]:
+    """Two empty Delta tables by path under ``root``, ``feed`` and ``orders``, and a stream from
+    the first into the second (its checkpoint in ``root/ck``), not started yet."""
+    feed, orders = root / "feed", root / "orders"
+    for table in (feed, orders):
+        spark.sql(f"CREATE TABLE delta.`{table}` (id BIGINT) USING delta")
+    stream = StreamUnderRedirects(
+        spark, TableRef(path=str(feed)), TableRef(path=str(orders)), str(root / "ck")
+    )
+    return feed, orders, stream
+
+
+def moves_by_path(first: Path, second: Path) -> List[str]:
+    """SET REDIRECT of ``first``, then of ``second`` (each to ``<path>-moved``), then UNSET
+    REDIRECT of each in the same order."""
+    return [f"ALTER TABLE delta.`{t}` SET REDIRECT TO '{t}-moved'" for t in (first, second)] + [
+        f"ALTER TABLE delta.`{t}` UNSET REDIRECT" for t in (first, second)
+    ]

@@ -13,24 +13,14 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from conftest import delta_rs_ids, run_stock_script
-from streaming_redirects import StreamUnderRedirects, TableRef, difference, run_through_moves
+from streaming_redirects import difference, moves_by_path, run_through_moves, stream_between_paths
 
 
 def test_a_query_by_path_runs_through_redirects_and_a_stock_session_resumes_it(
     spark: SparkSession, tmp_path: Path
 ) -> None:
-    feed, orders = tmp_path / "feed", tmp_path / "orders"
-    for table in (feed, orders):
-        spark.sql(f"CREATE TABLE delta.`{table}` (id BIGINT) USING delta")
-    stream = StreamUnderRedirects(
-        spark, TableRef(path=str(feed)), TableRef(path=str(orders)), str(tmp_path / "ck")
-    )
-    ids = run_through_moves(stream, [
-        f"ALTER TABLE delta.`{feed}` SET REDIRECT TO '{tmp_path / 'feed-moved'}'",
-        f"ALTER TABLE delta.`{orders}` SET REDIRECT TO '{tmp_path / 'orders-moved'}'",
-        f"ALTER TABLE delta.`{feed}` UNSET REDIRECT",
-        f"ALTER TABLE delta.`{orders}` UNSET REDIRECT",
-    ])
+    feed, orders, stream = stream_between_paths(spark, tmp_path)
+    ids = run_through_moves(stream, moves_by_path(feed, orders))
     assert stream.fed > 0 and ids == list(range(stream.fed)), difference(ids, stream.fed)
     assert delta_rs_ids(orders) == ids
 

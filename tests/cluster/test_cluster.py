@@ -28,7 +28,7 @@ from cluster.standalone import StandaloneCluster
 from conftest import deletion_vector_table, delta_rs_ids, ids, stock_read_ids
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.config import bundled_coordinate, delta_maven_coordinate
-from streaming_redirects import StreamUnderRedirects, TableRef, difference, run_through_moves
+from streaming_redirects import difference, moves_by_path, run_through_moves, stream_between_paths
 
 
 def jar_names(spark: SparkSession) -> List[str]:
@@ -158,19 +158,9 @@ def test_a_streaming_query_runs_through_redirects_of_its_source_and_sink(
 ) -> None:
     """tests/test_redirect_streaming_paths.py on the cluster: the query's batches, the feeder's
     commits and the redirect copies all run on the executors."""
-    feed, orders = tmp_path / "feed", tmp_path / "orders"
-    for table in (feed, orders):
-        spark.sql(f"CREATE TABLE delta.`{table}` (id BIGINT) USING delta")
+    feed, orders, stream = stream_between_paths(spark, tmp_path)
     before = last_job_id(spark)
-    stream = StreamUnderRedirects(
-        spark, TableRef(path=str(feed)), TableRef(path=str(orders)), str(tmp_path / "ck")
-    )
-    ids_written = run_through_moves(stream, [
-        f"ALTER TABLE delta.`{orders}` SET REDIRECT TO '{tmp_path / 'orders-moved'}'",
-        f"ALTER TABLE delta.`{feed}` SET REDIRECT TO '{tmp_path / 'feed-moved'}'",
-        f"ALTER TABLE delta.`{orders}` UNSET REDIRECT",
-        f"ALTER TABLE delta.`{feed}` UNSET REDIRECT",
-    ])
+    ids_written = run_through_moves(stream, moves_by_path(orders, feed))
     assert stream.fed > 0 and ids_written == list(range(stream.fed)), difference(
         ids_written, stream.fed
     )
