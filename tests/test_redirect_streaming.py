@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from delta.tables import DeltaTable
+from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.streaming import StreamingQuery
 
 from conftest import delta_rs_ids
 from streaming_redirects import StreamUnderRedirects, TableRef, difference, run_through_moves
@@ -65,3 +68,50 @@ def test_foreach_batch_merges_follow_a_redirect_of_their_target(
         "ALTER TABLE crm.customers UNSET REDIRECT",
     ])
     assert stream.fed > 0 and ids == list(range(stream.fed)), difference(ids, stream.fed)
+
+
+def test_a_python_foreach_batch_that_raced_a_redirect_stops_typed_then_writes_once(
+    hive_spark: SparkSession, tmp_path: Path
+) -> None:
+    """The race the test above meets by chance, forced: the batch's own transaction reads the
+    target, SET REDIRECT commits, then the transaction commits and delta-spark's conflict check
+    refuses the redirect feature. The failure reaches the JVM through Py4J's proxy, as a Python
+    traceback, and still stops the query with the typed, restartable error."""
+    spark = hive_spark
+    spark.sql("CREATE DATABASE IF NOT EXISTS billing")
+    spark.sql("CREATE TABLE billing.payments (id BIGINT) USING delta")
+    spark.sql("CREATE TABLE billing.ledger (id BIGINT) USING delta")
+    spark.sql("INSERT INTO billing.payments SELECT id FROM range(0, 5)")
+    ledger = spark.sql("DESCRIBE DETAIL billing.ledger").collect()[0]["location"]
+    raced: list = []
+
+    def write(batch: DataFrame, batch_id: int) -> None:
+        if batch_id == 1 and not raced:
+            raced.append(batch_id)
+            jvm = spark.sparkContext._jvm
+            delta = jvm.org.apache.spark.sql.delta
+            txn = delta.DeltaLog.forTable(spark._jsparkSession, ledger).startTransaction()
+            spark.sql(f"ALTER TABLE billing.ledger SET REDIRECT TO '{tmp_path / 'ledger-moved'}'")
+            manual_update = getattr(getattr(delta, "DeltaOperations$ManualUpdate$"), "MODULE$")
+            nothing = getattr(getattr(jvm.scala.collection.immutable, "Nil$"), "MODULE$")
+            txn.commit(nothing, manual_update)
+        (batch.write.format("delta").mode("append").option("txnAppId", "ledger")
+         .option("txnVersion", batch_id).saveAsTable("billing.ledger"))
+
+    def start() -> StreamingQuery:
+        return (spark.readStream.table("billing.payments").writeStream
+                .option("checkpointLocation", str(tmp_path / "ck")).foreachBatch(write).start())
+
+    query = start()
+    query.processAllAvailable()
+    spark.sql("INSERT INTO billing.payments SELECT id FROM range(5, 10)")
+    with pytest.raises(StreamingQueryException) as stopped:
+        query.awaitTermination(120)
+    assert "DELTA_LIFECYCLE_STREAM_BATCH_RACED_REDIRECT" in str(stopped.value)
+    assert "redirectWriterOnly" in str(stopped.value) or "redirectReaderWriter" in str(stopped.value)
+
+    restarted = start()
+    restarted.processAllAvailable()
+    restarted.stop()
+    ids = sorted(int(r[0]) for r in spark.sql("SELECT id FROM billing.ledger").collect())
+    assert ids == list(range(10))

@@ -20,7 +20,8 @@ import org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink
  * (the catalog table's v1 form) and by path, writes by `toTable` and by `start(path)`. They route
  * when the query starts and follow the redirect while it runs ([[RoutedDeltaSourceProvider]],
  * [[RoutedDeltaSink]]); a table that is not redirected is read and written by delta-spark's own
- * source and sink, which they hold.
+ * source and sink, which they hold. A `foreachBatch` query's batches route their own statements;
+ * its sink only types the failures a redirect's state commit causes ([[ForeachBatchRedirects]]).
  *
  * A table by name is named by its catalog entry, not by the location the relation carries (a
  * redirected table's destination, as the catalog routed it), so a query follows the table the user
@@ -43,6 +44,8 @@ case class RouteStreams(spark: SparkSession) extends Rule[LogicalPlan] {
           sink.options
         )
       )
+    case w: WriteToStream if w.sink.isInstanceOf[ForeachBatchSink[_]] =>
+      w.copy(sink = ForeachBatchRedirects.typed(w.sink.asInstanceOf[ForeachBatchSink[_]]))
   }
 
   private def isDelta(className: String): Boolean =

@@ -44,16 +44,22 @@ object ForeachBatchRedirects extends Logging {
       catch { case NonFatal(e) => throw raced(e, batchId).getOrElse(e) }
   }
 
-  /** The typed error for `failure` if it is delta-spark's answer to a redirect's state commit. */
+  /**
+   * The typed error for `failure` if it is delta-spark's answer to a redirect's state commit. A
+   * Python batch function's failure reaches the JVM as Py4J's proxy error, whose message carries
+   * the Python traceback with delta-spark's error in it, and whose cause chain ends there: the
+   * messages are what is searched, and the detail is the line of the message that names the
+   * redirect (the traceback's first line says nothing).
+   */
   def raced(failure: Throwable, batchId: Long): Option[DeltaLifecycleException] =
-    Iterator.iterate(failure)(_.getCause).takeWhile(_ != null).map(e =>
-      String.valueOf(e.getMessage)
-    )
+    Iterator.iterate(failure)(_.getCause).takeWhile(_ != null)
+      .map(e => String.valueOf(e.getMessage))
       .find(racedRedirect).map { message =>
+        val lines = message.linesIterator.map(_.trim).toSeq
         LifecycleErrors.streamBatchRacedRedirect(
           StreamRouting.queryId(SparkSession.active),
           batchId,
-          message.linesIterator.next(),
+          lines.find(racedRedirect).getOrElse(lines.headOption.getOrElse("")),
           failure
         )
       }

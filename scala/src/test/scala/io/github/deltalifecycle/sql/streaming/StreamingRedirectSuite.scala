@@ -3,10 +3,14 @@ package io.github.deltalifecycle.sql.streaming
 import java.util.concurrent.{CountDownLatch, TimeUnit}
 
 import io.github.deltalifecycle.LifecycleSparkSession
-import io.github.deltalifecycle.features.redirect.{StreamPosition, VersionCorrespondence}
+import io.github.deltalifecycle.features.redirect.{
+  RedirectMode,
+  StreamPosition,
+  VersionCorrespondence
+}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.delta.DeltaLog
+import org.apache.spark.sql.delta.{DeltaLog, DeltaOperations}
 import org.apache.spark.sql.delta.sources.DeltaSourceOffset
 import org.apache.spark.sql.functions.{col, udf}
 import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryException, Trigger}
@@ -138,6 +142,45 @@ class StreamingRedirectSuite extends AnyFunSuite with LifecycleSparkSession {
     try {
       restarted.processAllAvailable()
       assert(ids(spark.read.format("delta").load(sink)) === (0 until 10))
+    } finally restarted.stop()
+  }
+
+  test(
+    "a foreachBatch write that raced a redirect's state commit fails typed, then is written once"
+  ) {
+    val src = table("fb-src", 0 until 5)
+    val sink = table("fb-sink", 0 until 0)
+    val checkpoint = newTableDir("fb-checkpoint")
+    val dest = newTableDir("fb-dest")
+    val raceOnce = new java.util.concurrent.atomic.AtomicBoolean(true)
+    // The batch's own transaction reads the sink, the redirect commits, then the batch commits:
+    // delta-spark's conflict check meets the redirect feature the winning commit added.
+    val write: (DataFrame, Long) => Unit = (batch, batchId) => {
+      if (batchId == 1 && raceOnce.getAndSet(false)) {
+        val txn = DeltaLog.forTable(batch.sparkSession, sink).startTransaction()
+        batch.sparkSession.sql(s"ALTER TABLE delta.`$sink` SET REDIRECT TO '$dest'")
+        txn.commit(Nil, DeltaOperations.ManualUpdate)
+      }
+      batch.write.format("delta").mode("append").option("txnAppId", "fb")
+        .option("txnVersion", batchId).save(sink)
+    }
+    def start(): StreamingQuery =
+      spark.readStream.format("delta").load(src).writeStream
+        .option("checkpointLocation", checkpoint).foreachBatch(write).start()
+    val q = start()
+    try {
+      q.processAllAvailable()
+      insert(src, 5 until 10)
+      val e = intercept[StreamingQueryException](q.awaitTermination(120000))
+      assert(e.getMessage.contains("DELTA_LIFECYCLE_STREAM_BATCH_RACED_REDIRECT"), e.getMessage)
+      assert(e.getMessage.contains("Batch 1 "), e.getMessage)
+      assert(RedirectMode.featureNames.exists(e.getMessage.contains), e.getMessage)
+    } finally q.stop()
+    val restarted = start()
+    try {
+      restarted.processAllAvailable()
+      assert(idsAt(sink) === (0 until 10))
+      assert(idsAt(dest) === (0 until 10))
     } finally restarted.stop()
   }
 
