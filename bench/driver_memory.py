@@ -24,8 +24,7 @@ statement's outcome, its wall time and the heap pools' peak usage during it.
         [--only NAME ...] [--append]
 
 writes bench/results/driver-memory.csv and, through bench/plot_driver_memory.py,
-driver-memory.png. To add a statement (for example SET REDIRECT ... DRY RUN once the parser
-has it), add a ``Statement`` to ``STATEMENTS``.
+driver-memory.png. To add a statement, add a ``Statement`` to ``STATEMENTS``.
 """
 
 from __future__ import annotations
@@ -124,12 +123,12 @@ STATEMENTS: List[Statement] = [
               "SHALLOW CLONE", layout="elsewhere"),
     Statement(LIFECYCLE, "UNSET REDIRECT", ["ALTER TABLE {t} UNSET REDIRECT"], "SHALLOW CLONE",
               layout="elsewhere", setup=["ALTER TABLE {t} SET REDIRECT TO '{dest}'"]),
-    # SET REDIRECT ... DRY RUN and UNSET REDIRECT ... DRY RUN go here once the parser has them:
-    # Statement(LIFECYCLE, "SET REDIRECT DRY RUN", ["ALTER TABLE {t} SET REDIRECT TO '{dest}'
-    #           DRY RUN"], "SHALLOW CLONE", layout="elsewhere"),
-    # Statement(LIFECYCLE, "UNSET REDIRECT DRY RUN", ["ALTER TABLE {t} UNSET REDIRECT DRY RUN"],
-    #           "SHALLOW CLONE", layout="elsewhere",
-    #           setup=["ALTER TABLE {t} SET REDIRECT TO '{dest}'"]),
+    Statement(LIFECYCLE, "SET REDIRECT DRY RUN",
+              ["ALTER TABLE {t} SET REDIRECT TO '{dest}' DRY RUN"], "SHALLOW CLONE",
+              layout="elsewhere"),
+    Statement(LIFECYCLE, "UNSET REDIRECT DRY RUN", ["ALTER TABLE {t} UNSET REDIRECT DRY RUN"],
+              "SHALLOW CLONE", layout="elsewhere",
+              setup=["ALTER TABLE {t} SET REDIRECT TO '{dest}'"]),
 ]
 
 #: Measured only when named with --only: a scan that delta-spark answers from the log's
