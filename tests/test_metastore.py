@@ -69,11 +69,44 @@ def test_drop_feature_by_name(spark: SparkSession) -> None:
     assert delta_rs_ids(Path(location.removeprefix("file:"))) == [i for i in range(10) if i != 3]
 
 
+def test_replacing_a_redirected_table_by_name_replaces_it_at_the_destination(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """delta-spark stages a replacement at the catalog entry's location without asking the
+    catalog: `saveAsTable` in overwrite mode (with replaceWhere or not) and CREATE OR REPLACE
+    TABLE AS SELECT of a redirected source go to the destination, and the entry keeps the
+    source's location, so UNSET REDIRECT brings the replaced table back."""
+    spark.sql("CREATE TABLE shop.stock (id BIGINT, part STRING) USING delta PARTITIONED BY (part)")
+    spark.sql("INSERT INTO shop.stock VALUES (1, 'x'), (2, 'y')")
+    source = spark.sql("DESCRIBE DETAIL shop.stock").collect()[0]["location"]
+    dest = tmp_path / "stock-moved"
+    spark.sql(f"ALTER TABLE shop.stock SET REDIRECT TO '{dest}'")
+
+    rows = spark.createDataFrame([(20, "y")], "id BIGINT, part STRING")
+    (rows.write.format("delta").mode("overwrite").option("replaceWhere", "part = 'y'")
+     .saveAsTable("shop.stock"))
+    assert names(spark, "shop.stock") == [1, 20]
+    assert delta_rs_ids(dest) == [1, 20]
+    spark.sql("CREATE OR REPLACE TABLE shop.stock USING delta PARTITIONED BY (part) "
+              "AS SELECT id * 10 AS id, part FROM VALUES (3, 'x'), (4, 'y') AS v(id, part)")
+    assert names(spark, "shop.stock") == [30, 40]
+    assert delta_rs_ids(dest) == [30, 40]
+    # The metastore's own entry, not the routed table DESCRIBE shows.
+    entry = spark._jsparkSession.sharedState().externalCatalog().getTable("shop", "stock")
+    assert entry.location().toString() == source
+    assert LifecycleTable.for_name(spark, "shop.stock").redirect_status().state == "READY"
+
+    spark.sql("ALTER TABLE shop.stock UNSET REDIRECT")
+    assert names(spark, "shop.stock") == [30, 40]
+    assert delta_rs_ids(Path(source.removeprefix("file:"))) == [30, 40]
+
+
 def test_path_access_in_a_hive_session(spark: SparkSession, tmp_path: Path) -> None:
-    """Spark's Hive session drops the rules extensions inject before table resolution
-    (SPARK-59081): writes by path and reads of a writer-only source by path are routed on what
-    delta-spark built; a reader-writer source read by path is refused by delta-spark itself.
-    Redirect property changes by hand are still intercepted (through the parser)."""
+    """Spark's Hive session up to Spark 4.2.0 drops the rules extensions inject before table
+    resolution (SPARK-59081); this project's path routing puts itself back there on the session's
+    first query, so every later DataFrame path access is routed: writes, and reads (batch and
+    streaming) of a writer-only and of a reader-writer source alike. Redirect property changes by
+    hand are still intercepted (through the parser)."""
     for mode in ("WRITER ONLY", "READER WRITER"):
         path = tmp_path / mode.replace(" ", "-").lower()
         spark.range(3).write.format("delta").save(str(path))
@@ -81,14 +114,20 @@ def test_path_access_in_a_hive_session(spark: SparkSession, tmp_path: Path) -> N
         spark.range(3, 4).write.format("delta").mode("append").save(str(path))
         assert delta_rs_ids(Path(f"{path}-moved")) == [0, 1, 2, 3]
         assert names(spark, f"delta.`{path}`") == [0, 1, 2, 3]
-        if mode == "WRITER ONLY":
-            assert spark.read.format("delta").load(str(path)).count() == 4
-        else:
-            # delta-spark's own refusal reaches Python as a Py4J error (not a SparkThrowable
-            # PySpark converts).
-            with pytest.raises((PySparkException, Py4JJavaError)) as refused:
-                spark.read.format("delta").load(str(path)).count()
-            assert condition_of(refused.value) == "DELTA_UNSUPPORTED_FEATURES_FOR_READ"
+        assert spark.read.format("delta").load(str(path)).count() == 4
+        streamed = (spark.readStream.format("delta").load(str(path)).writeStream
+                    .format("memory").queryName(f"hive_{mode.replace(' ', '_').lower()}")
+                    .trigger(availableNow=True).start())
+        streamed.awaitTermination(120)
+        assert spark.table(f"hive_{mode.replace(' ', '_').lower()}").count() == 4
+
+    # A new session's analyzer is new too: it gets the routing back with its own first query, so
+    # a reader-writer source read by path as that very first query is still delta-spark's.
+    fresh = spark.newSession()
+    with pytest.raises((PySparkException, Py4JJavaError)) as refused:
+        fresh.read.format("delta").load(str(tmp_path / "reader-writer")).count()
+    assert condition_of(refused.value) == "DELTA_UNSUPPORTED_FEATURES_FOR_READ"
+    assert fresh.read.format("delta").load(str(tmp_path / "reader-writer")).count() == 4
 
     with pytest.raises(InvalidRedirectError), translate_errors():
         spark.sql(f"ALTER TABLE delta.`{tmp_path / 'writer-only'}` SET TBLPROPERTIES "

@@ -141,16 +141,7 @@ def messages(record: Dict[str, Any]) -> str:
 #: is checked to be that refusal, delta-spark's DELTA_UNSUPPORTED_FEATURES_FOR_READ on the
 #: redirect's source, which writes nothing; an entry whose difference is gone fails, so that it
 #: is removed.
-HIVE_PATH_READS = (
-    "a read of a path that Spark's analyzer resolves itself (a DataFrame load, "
-    "table_changes_by_path) in Spark's Hive session: it runs no hint-batch rule "
-    "of an extension (SPARK-59081, fixed after Spark 4.2.0), so delta-spark opens the "
-    "reader-writer redirect's source before any rule of this project can route it"
-)
 KNOWN_DIFFERENCES: Dict[str, str] = {
-    "redirected/path/table_changes": HIVE_PATH_READS,
-    "redirected/path/delta_table_merge": HIVE_PATH_READS + " (DeltaTable.forPath reads it)",
-    "redirected/path/stream_read": HIVE_PATH_READS,
     "redirected/name/df_replace_where": (
         "saveAsTable(mode='overwrite', replaceWhere) by the name of a reader-writer redirect's "
         "source: delta-spark's overwrite by expression opens the source's location, which the "

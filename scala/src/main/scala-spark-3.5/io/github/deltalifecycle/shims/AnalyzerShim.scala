@@ -19,6 +19,9 @@ object AnalyzerShim {
       rule: SparkSession => Rule[LogicalPlan]
   ): Unit = extensions.injectResolutionRule(rule)
 
+  /** Spark 3.5's analyzer has no hint batch for an extension's rules: nothing to restore. */
+  def restoreHintRouting(spark: SparkSession, rule: Rule[LogicalPlan]): Unit = ()
+
   /** Spark 3.5 builds no unresolved plan for a DataFrame path access: nothing to route early. */
   def routeUnresolved(
       routeRead: String => Option[Path],

@@ -2,9 +2,14 @@ package io.github.deltalifecycle.shims
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
+import org.apache.spark.sql.catalyst.analysis.{Analyzer, UnresolvedTableValuedFunction}
+import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnresolvedDataSource}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.delta.DeltaTableValueFunctions
 import org.apache.spark.sql.delta.sources.{DeltaDataSource, DeltaSourceUtils}
+import org.apache.spark.sql.deltalifecycle.SparkInternals
+import org.apache.spark.sql.types.StringType
 
 /**
  * Where the analyzer lets this project route the DataFrame API's path access (Spark 4: the reader's
@@ -15,8 +20,9 @@ object AnalyzerShim {
   /**
    * Injects path routing twice: in the hint batch, which runs before delta-spark opens a path (and
    * would refuse a reader-writer redirected source), and in the resolution batch, where it routes
-   * the relations delta-spark built. Spark's Hive session (`enableHiveSupport()`) drops the rules
-   * extensions inject into the hint batch (SPARK-59081), so there only the second runs.
+   * the relations delta-spark built. Spark's Hive session (`enableHiveSupport()`) up to Spark 4.2.0
+   * drops the rules extensions inject into the hint batch (SPARK-59081): there the second puts the
+   * first back ([[restoreHintRouting]]).
    */
   def injectPathRouting(
       extensions: SparkSessionExtensions,
@@ -27,10 +33,32 @@ object AnalyzerShim {
   }
 
   /**
-   * The DataFrame API's path reads before delta-spark opens them: a batch read
-   * (`spark.read.format("delta").load(path)`) goes to the destination `routeRead` gives, a
-   * streaming read (`spark.readStream.format("delta").load(path)`) gets `streamProvider`, which
-   * routes it when the query starts and follows the redirect while it runs.
+   * Spark's Hive session up to Spark 4.2.0 builds an analyzer whose hint batch runs no rule of an
+   * extension (SPARK-59081, fixed in Spark 4.2.1), so there the path routing above runs only in the
+   * resolution batch, after delta-spark has opened the path. The first time `rule` runs in such an
+   * analyzer (the resolution-batch copy), it puts itself into the analyzer's hint batch as well,
+   * where Spark 4.2.1 puts it: from the session's next query on, a DataFrame path read is routed
+   * before delta-spark opens it. The query being analyzed then already had its hint batch.
+   *
+   * Only this rule is added, not other extensions' hint rules that the session drops: those stay as
+   * stock Spark 4.2.0 runs them. An analyzer that has the rule (any other session, Spark 4.2.1 and
+   * later) is left alone.
+   */
+  def restoreHintRouting(spark: SparkSession, rule: Rule[LogicalPlan]): Unit = {
+    val analyzer = SparkInternals.analyzer(spark)
+    if (!analyzer.hintResolutionRules.exists(_.getClass == rule.getClass)) {
+      val field = classOf[Analyzer].getDeclaredField("hintResolutionRules")
+      field.setAccessible(true)
+      field.set(analyzer, analyzer.hintResolutionRules :+ rule)
+    }
+  }
+
+  /**
+   * The path reads Spark's analyzer resolves itself, before delta-spark opens them: a DataFrame
+   * batch read (`spark.read.format("delta").load(path)`) and delta-spark's
+   * `table_changes_by_path('<path>', ...)` go to the destination `routeRead` gives; a streaming
+   * read (`spark.readStream.format("delta").load(path)`) gets `streamProvider`, which routes it
+   * when the query starts and follows the redirect while it runs.
    */
   def routeUnresolved(
       routeRead: String => Option[Path],
@@ -43,7 +71,19 @@ object AnalyzerShim {
         if (u.paths.nonEmpty) u.copy(paths = Seq(dest.toString))
         else u.copy(options = u.options + ("path" -> dest.toString))
       }.getOrElse(u)
+    case f: UnresolvedTableValuedFunction if isChangesByPath(f.name) =>
+      f.functionArgs match {
+        case (path: Literal) +: rest
+            if path.dataType.isInstanceOf[StringType] && path.value != null =>
+          routeRead(path.value.toString)
+            .map(dest => f.copy(functionArgs = Literal(dest.toString) +: rest))
+            .getOrElse(f)
+        case _ => f
+      }
   }
+
+  private def isChangesByPath(name: Seq[String]): Boolean =
+    name.lastOption.exists(_.equalsIgnoreCase(DeltaTableValueFunctions.CDC_PATH_BASED))
 
   private def isDelta(source: String): Boolean =
     source.equalsIgnoreCase(DeltaSourceUtils.ALT_NAME) || source == classOf[DeltaDataSource].getName

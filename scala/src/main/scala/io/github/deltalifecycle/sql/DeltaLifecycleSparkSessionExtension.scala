@@ -5,7 +5,8 @@ import io.github.deltalifecycle.sql.analysis.{
   InterceptRedirectPropertyChanges,
   ResolveLifecycleStatements,
   RouteRedirectedPaths,
-  RouteStreams
+  RouteStreams,
+  RouteTableReplacements
 }
 import io.github.deltalifecycle.shims.AnalyzerShim
 import io.github.deltalifecycle.sql.observation.{CommitObserver, DriverFailureWatch, OperationJobs}
@@ -38,6 +39,7 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
       new RewritingParser(delegate, InterceptRedirectPropertyChanges(spark))
     )
     AnalyzerShim.injectPathRouting(extensions, RouteRedirectedPaths)
+    extensions.injectResolutionRule(RouteTableReplacements)
     // After delta-spark's rules, which give its streaming sink the catalog table.
     extensions.injectResolutionRule(RouteStreams)
     extensions.injectCheckRule(spark => CheckRedirectRouting(spark).check)

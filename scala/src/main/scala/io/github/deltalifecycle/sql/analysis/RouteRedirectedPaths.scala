@@ -23,15 +23,25 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
  * `spark.read.format("delta").load(path)`, `spark.readStream.format("delta").load(path)` and
  * `df.write.format("delta").save(path)`. Where the analyzer lets it, it runs before delta-spark
  * opens the path ([[AnalyzerShim]]); everywhere it also routes the relations delta-spark built for
- * a path (Spark 3.5, and Spark's Hive session, whose analyzer runs no rule of an extension before
- * that). A relation is rebuilt for the destination before the query's attributes are fixed; time
- * travel is left alone. Whether a relation delta-spark built is redirected is read from the
- * snapshot it loaded, with no request of its own when it names no redirect.
+ * a path (Spark 3.5, and the first query of Spark's Hive session up to Spark 4.2.0, whose analyzer
+ * runs no rule of an extension before that until this rule puts itself there). A relation is
+ * rebuilt for the destination before the query's attributes are fixed; time travel is left alone.
+ * Whether a relation delta-spark built is redirected is read from the snapshot it loaded, with no
+ * request of its own when it names no redirect.
  */
 case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
   private val write = Access.Write(Set("WRITE"))
+  @volatile private var hintRoutingChecked = false
 
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformDown(
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!hintRoutingChecked) {
+      hintRoutingChecked = true
+      AnalyzerShim.restoreHintRouting(spark, this)
+    }
+    route(plan)
+  }
+
+  private def route(plan: LogicalPlan): LogicalPlan = plan.transformDown(
     AnalyzerShim.routeUnresolved(routedPath(_, Access.Read), RoutedDeltaSourceProvider.ClassName)
       .orElse(resolvedReads)
       .orElse(resolvedWrites)

@@ -6,10 +6,11 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.{SparkContext, TaskContext}
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.Analyzer
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog
-import org.apache.spark.sql.connector.catalog.{CatalogPlugin, TableCatalog}
+import org.apache.spark.sql.connector.catalog.{CatalogManager, CatalogPlugin, TableCatalog}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.util.SerializableConfiguration
 
@@ -33,12 +34,19 @@ object SparkInternals {
   def currentCatalogName(spark: SparkSession): String =
     sessionState(spark).catalogManager.currentCatalog.name
 
+  /** Whether `catalog` is the session catalog (`spark_catalog`). */
+  def isSessionCatalog(catalog: CatalogPlugin): Boolean =
+    catalog.name == CatalogManager.SESSION_CATALOG_NAME
+
   /** The session catalog (`spark_catalog`), a table catalog in every session. */
   def sessionTableCatalog(spark: SparkSession): TableCatalog =
     sessionState(spark).catalogManager.v2SessionCatalog.asInstanceOf[TableCatalog]
 
   def currentNamespace(spark: SparkSession): Array[String] =
     sessionState(spark).catalogManager.currentNamespace
+
+  /** The session's analyzer (built on first use). */
+  def analyzer(spark: SparkSession): Analyzer = sessionState(spark).analyzer
 
   /** Hadoop configuration including the session's `spark.hadoop.*` and SQL-level overrides. */
   def newHadoopConf(spark: SparkSession): Configuration =
