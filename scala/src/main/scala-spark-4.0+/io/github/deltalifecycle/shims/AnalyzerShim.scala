@@ -1,6 +1,9 @@
 package io.github.deltalifecycle.shims
 
+import scala.util.control.NonFatal
+
 import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.analysis.{Analyzer, UnresolvedTableValuedFunction}
 import org.apache.spark.sql.catalyst.expressions.Literal
@@ -15,7 +18,7 @@ import org.apache.spark.sql.types.StringType
  * Where the analyzer lets this project route the DataFrame API's path access (Spark 4: the reader's
  * `UnresolvedDataSource`, which the analyzer resolves).
  */
-object AnalyzerShim {
+object AnalyzerShim extends Logging {
 
   /**
    * Injects path routing twice: in the hint batch, which runs before delta-spark opens a path (and
@@ -44,14 +47,19 @@ object AnalyzerShim {
    * stock Spark 4.2.0 runs them. An analyzer that has the rule (any other session, Spark 4.2.1 and
    * later) is left alone.
    */
-  def restoreHintRouting(spark: SparkSession, rule: Rule[LogicalPlan]): Unit = {
-    val analyzer = SparkInternals.analyzer(spark)
-    if (!analyzer.hintResolutionRules.exists(_.getClass == rule.getClass)) {
-      val field = classOf[Analyzer].getDeclaredField("hintResolutionRules")
-      field.setAccessible(true)
-      field.set(analyzer, analyzer.hintResolutionRules :+ rule)
+  def restoreHintRouting(spark: SparkSession, rule: Rule[LogicalPlan]): Unit =
+    try {
+      val analyzer = SparkInternals.analyzer(spark)
+      if (!analyzer.hintResolutionRules.exists(_.getClass == rule.getClass)) {
+        val field = classOf[Analyzer].getDeclaredField("hintResolutionRules")
+        field.setAccessible(true)
+        field.set(analyzer, analyzer.hintResolutionRules :+ rule)
+      }
+    } catch {
+      // A Spark whose analyzer keeps its hint rules elsewhere: path reads stay routed on the
+      // relations delta-spark builds, as on Spark 3.5.
+      case NonFatal(e) => logWarning(s"Path routing stays in the resolution batch: $e")
     }
-  }
 
   /**
    * The path reads Spark's analyzer resolves itself, before delta-spark opens them: a DataFrame

@@ -7,6 +7,7 @@ import io.github.deltalifecycle.core.DeltaLifecycleException
 import io.github.deltalifecycle.features.redirect.{Access, RedirectLookup, Route}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{AnalysisException, Row}
+import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.CatalogDatabase
 import org.apache.spark.sql.delta.DeltaLog
 import org.scalatest.funsuite.AnyFunSuite
@@ -57,6 +58,28 @@ class SessionRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
       sql("INSERT INTO dotted_source VALUES (5)")
       assert(idsOf("`my.db`.dotted_source") === (0L to 5L))
     } finally sql("USE default")
+  }
+
+  test("a replacement by name of a redirected table replaces it at the destination") {
+    sql("CREATE TABLE replaced (id BIGINT, part STRING) USING delta PARTITIONED BY (part)")
+    sql("INSERT INTO replaced VALUES (1, 'x'), (2, 'y')")
+    val entry = spark.sessionState.catalog.getTableMetadata(TableIdentifier("replaced"))
+    val dest = scratch.resolve("replaced-moved").toString
+    sql(s"ALTER TABLE replaced SET REDIRECT TO '$dest'")
+
+    // delta-spark 3.3 cannot overwrite a table by name with a condition, redirected or not.
+    if (!SparkLines.isSpark35) {
+      Seq((20L, "y")).toDF("id", "part").write.format("delta").mode("overwrite")
+        .option("replaceWhere", "part = 'y'").saveAsTable("replaced")
+      assert(idsOf(s"delta.`$dest`") === Seq(1L, 20L))
+    }
+    sql("CREATE OR REPLACE TABLE replaced USING delta AS SELECT id * 10 AS id FROM range(3, 5)")
+    assert(idsOf(s"delta.`$dest`") === Seq(30L, 40L))
+    assert(idsOf("replaced") === Seq(30L, 40L))
+    // The catalog entry, where the redirect is found, still names the source.
+    val after = spark.sessionState.catalog.getTableMetadata(TableIdentifier("replaced"))
+    assert(after.location === entry.location)
+    assert(sql("DESCRIBE REDIRECT replaced").head.getAs[String]("state") === "READY")
   }
 
   /**
