@@ -48,8 +48,8 @@ class CleanedLogFile:
     Examples
     --------
     >>> plan = LifecycleTable.for_path(spark, "/data/events").clean_log(24, dry_run=True)
-    >>> [(f.kind, f.version, f.action) for f in plan.files][:2]
-    [('commit', 0, 'to delete'), ('commit', 1, 'to delete')]
+    >>> [(f.kind, f.version, f.action) for f in plan.files][:3]
+    [('commit', 0, 'to delete'), ('commit', 1, 'to delete'), ('commit', 2, 'to delete')]
     """
 
     path: str
@@ -73,9 +73,9 @@ class CleanedLogFile:
 
         Examples
         --------
-        >>> rows = spark.sql("ALTER TABLE delta.`/data/events` CLEAN LOG DRY RUN").collect()
-        >>> CleanedLogFile.from_row(rows[0]).kind
-        'commit'
+        >>> sql = "ALTER TABLE delta.`/data/events` CLEAN LOG RETAIN 24 HOURS DRY RUN"
+        >>> CleanedLogFile.from_row(spark.sql(sql).collect()[0]).path
+        'file:/data/events/_delta_log/00000000000000000000.json'
         """
         fields = _fields(row, CLEANUP_COLUMNS, "ALTER TABLE … CLEAN LOG")
         return cls(
@@ -104,8 +104,8 @@ class CleanupResult:
     Examples
     --------
     >>> plan = LifecycleTable.for_path(spark, "/data/events").clean_log(168, dry_run=True)
-    >>> len(plan.deleted), plan.bytes_deleted, [f.reason for f in plan.kept]
-    (42, 81234, [])
+    >>> print(len(plan.deleted), "files,", plan.bytes_deleted, "bytes; kept:", plan.kept)
+    6 files, ... bytes; kept: ()
     """
 
     dry_run: bool

@@ -60,7 +60,7 @@ class CompactionResult:
     --------
     >>> result = LifecycleTable.for_path(spark, "/data/events").compact_log()
     >>> result.status, result.start_version, result.end_version
-    ('written', 101, 110)
+    ('written', 4, 5)
     """
 
     start_version: int

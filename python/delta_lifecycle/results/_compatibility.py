@@ -103,6 +103,8 @@ class ClientCompatibility:
         >>> rows = spark.sql("DESCRIBE COMPATIBILITY delta.`/data/events`").collect()
         >>> {ClientCompatibility.from_row(r).client for r in rows} >= {"deltalake-1.x"}
         True
+        >>> [c.can_read for c in map(ClientCompatibility.from_row, rows) if c.client == "trino"]
+        ['yes']
         """
         statement = "DESCRIBE COMPATIBILITY"
         f = _fields(row, COMPATIBILITY_COLUMNS, statement)

@@ -79,7 +79,9 @@ class DropFeatureResult:
     >>> plan = LifecycleTable.for_path(spark, "/data/events").drop_feature(
     ...     "deletionVectors", dry_run=True)
     >>> plan.status, plan.files_rewritten, plan.readable_without_feature_from
-    ('planned', 100, 1012)
+    ('planned', 1, 12)
+    >>> plan.protected_before, plan.checkpoint_versions
+    (12, (9, 10, 11, 12))
     """
 
     feature: str

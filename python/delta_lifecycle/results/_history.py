@@ -64,9 +64,11 @@ class ProtocolVersion:
     --------
     >>> history = LifecycleTable.for_path(spark, "/data/events").protocol_history()
     >>> [(v.version, v.min_reader_version, v.min_writer_version) for v in history]
-    [(0, 1, 2), (1, 1, 2), (2, 3, 7)]
+    [(0, 1, 2), (1, 1, 2), (2, 3, 7), (3, 3, 7), (4, 3, 7), (5, 3, 7)]
     >>> history[-1].reader_features
     ('deletionVectors',)
+    >>> [(v.version, v.operation, v.checkpoint) for v in history[1:4]]
+    [(1, 'WRITE', None), (2, 'SET TBLPROPERTIES', None), (3, 'DELETE', 'classic')]
     """
 
     version: int

@@ -101,8 +101,8 @@ class RedirectStatus:
     Examples
     --------
     >>> status = LifecycleTable.for_path(spark, "/data/events").set_redirect("/new/events")
-    >>> status.state, status.destination
-    ('READY', 'file:/new/events')
+    >>> status.state, status.destination, status.commit_versions
+    ('READY', 'file:/new/events', (6, 7))
     """
 
     table: str
@@ -224,10 +224,18 @@ class RedirectPlan:
 
     Examples
     --------
-    >>> plan = LifecycleTable.for_path(spark, "s3a://b/events").set_redirect(
-    ...     "s3a://c/events", dry_run=True)
+    >>> plan = LifecycleTable.for_path(spark, "/data/events").set_redirect(
+    ...     "/new/events", dry_run=True)
     >>> plan.files_to_copy, plan.copy_mode, plan.refusals
-    (2000, 'server-side', ())
+    (5, 'local', ())
+
+    Between two buckets of an S3-compatible store, the store copies the files itself:
+
+    >>> s3 = LifecycleTable.for_path(spark, "s3a://sales/events")
+    >>> # Needs an S3 store: skipped by tests/test_docstring_examples.py.
+    >>> plan = s3.set_redirect("s3a://archive/events", dry_run=True)  # doctest: +SKIP
+    >>> plan.copy_mode, plan.copy_mode_reason, plan.refusals  # doctest: +SKIP
+    ('server-side', None, ())
     """
 
     table: str
