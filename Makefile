@@ -103,10 +103,10 @@ smoke-lines: venv
 	  tests/test_spark_lines.py
 
 # The Python modules that describe the primary environment (its pins, its published M2 artifact,
-# its Connect client, mypy) or run other clients' venvs of their own; every other module runs on
-# every line.
+# its Connect client, mypy, the docstring examples' outputs) or run other clients' venvs of their
+# own; every other module runs on every line.
 PRIMARY_ONLY_MODULES := test_versions test_spark_submit test_connect test_typecheck \
-	test_compatibility_clients test_spark_lines
+	test_compatibility_clients test_spark_lines test_docstring_examples
 LINE_PYTEST_MODULES ?= $(filter-out $(PRIMARY_ONLY_MODULES:%=tests/%.py),$(wildcard tests/test_*.py)) \
 	tests/differential/test_differential.py
 

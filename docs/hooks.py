@@ -6,8 +6,8 @@ when it is built, so they cannot drift from them.
   "when" table must name exactly the JSON's conditions.
 - docs/sql-reference.md: each statement's grammar rule, from the ANTLR grammar (every labelled
   alternative of `statement` must have a section), and the order of each statement's result
-  columns, from the *_COLUMNS tuples of python/delta_lifecycle/results.py (a column table that
-  follows the marker must name exactly those columns).
+  columns, from the *_COLUMNS tuples of the package python/delta_lifecycle/results/ (a column
+  table that follows the marker must name exactly those columns).
 - docs/benchmarks.md: bench/README.md, with its plots.
 
 A mismatch raises PluginError, which fails the build. The sources are read as text (ast for
@@ -29,7 +29,8 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[1]
 ERRORS_JSON = ROOT / "scala/src/main/resources/error/delta-lifecycle-error-conditions.json"
 ERRORS_PY = ROOT / "python/delta_lifecycle/errors.py"
-RESULTS_PY = ROOT / "python/delta_lifecycle/results.py"
+#: The result types, one module a statement family (delta_lifecycle.results re-exports them).
+RESULTS_PACKAGE = ROOT / "python/delta_lifecycle/results"
 GRAMMAR = ROOT / "scala/src/main/antlr4/io/github/deltalifecycle/sql/parser/DeltaLifecycleSqlBase.g4"
 BENCH_README = ROOT / "bench/README.md"
 BENCH_RESULTS = ROOT / "bench/results"
@@ -68,13 +69,16 @@ def python_error_classes() -> Dict[str, str]:
 
 
 def result_columns() -> Dict[str, Tuple[str, ...]]:
-    """The module-level *_COLUMNS tuples of python/delta_lifecycle/results.py."""
+    """The module-level *_COLUMNS tuples of the modules of python/delta_lifecycle/results/."""
     columns: Dict[str, Tuple[str, ...]] = {}
-    for node in ast.parse(RESULTS_PY.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            name = node.target.id
-            if name.endswith("_COLUMNS") and node.value is not None:
-                columns[name] = tuple(ast.literal_eval(node.value))
+    for module in sorted(RESULTS_PACKAGE.glob("*.py")):
+        for node in ast.parse(module.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                name = node.target.id
+                if name.endswith("_COLUMNS") and node.value is not None:
+                    if name in columns:
+                        raise PluginError(f"results/{module.name} defines {name} a second time")
+                    columns[name] = tuple(ast.literal_eval(node.value))
     return columns
 
 
@@ -163,7 +167,7 @@ def render_columns(markdown: str) -> str:
             continue
         name = match.group(1)
         if name not in columns:
-            raise PluginError(f"sql-reference.md: results.py has no {name}")
+            raise PluginError(f"sql-reference.md: delta_lifecycle.results has no {name}")
         following = [l for l in lines[i + 1 :] if l.strip()][:1]
         if following and following[0].startswith("|"):
             start = lines.index(following[0], i + 1)
@@ -179,7 +183,7 @@ def render_columns(markdown: str) -> str:
                     f"the statement returns {list(columns[name])}"
                 )
         listed = ", ".join(f"`{c}`" for c in columns[name])
-        out.append(f"Result columns, in order (`results.py` `{name}`): {listed}.")
+        out.append(f"Result columns, in order (`delta_lifecycle.results.{name}`): {listed}.")
     return "\n".join(out)
 
 

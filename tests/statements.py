@@ -37,7 +37,7 @@ class Statement:
     a template of the statement in its plain form (no DRY RUN) on the table ``{t}`` (a name,
     or ``delta.`<path>```); SET REDIRECT's destination is ``{destination}``, a location.
     ``writes`` says whether the plain form may change the table; ``columns`` are its result
-    columns, as python/delta_lifecycle/results.py reads them.
+    columns, as the result types of python/delta_lifecycle/results/ read them.
     """
 
     name: str

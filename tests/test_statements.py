@@ -1,5 +1,5 @@
 """tests/statements.py names every statement of this project, and each entry is right: its
-template parses as the statement it names, with the columns results.py reads, and a
+template parses as the statement it names, with the columns delta_lifecycle.results reads, and a
 statement it says does not write leaves the table's files as they were."""
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ def test_one_docstring_style() -> None:
     import ast
     import re
 
-    for source in sorted((REPO_ROOT / "python" / "delta_lifecycle").glob("*.py")):
+    for source in sorted((REPO_ROOT / "python" / "delta_lifecycle").rglob("*.py")):
         tree = ast.parse(source.read_text())
         nodes = [tree] + [
             n

@@ -82,8 +82,8 @@ def jar_path() -> str:
 
     Examples
     --------
-    >>> jar_path()  # doctest: +SKIP
-    '/.../delta_lifecycle/maven/io/github/deltalifecycle/delta-lifecycle_4.2_2.13/0.1.0-3f0c.../delta-lifecycle_4.2_2.13-0.1.0-3f0c....jar'
+    >>> jar_path()
+    '/.../delta_lifecycle/maven/io/github/deltalifecycle/delta-lifecycle_4.2_2.13/0.1.0-.../delta-lifecycle_4.2_2.13-0.1.0-....jar'
     """
     release = _bundled_release_dir()
     return str(release / f"{release.parent.name}-{release.name}.jar")
@@ -99,8 +99,8 @@ def bundled_coordinate() -> str:
 
     Examples
     --------
-    >>> bundled_coordinate()  # doctest: +SKIP
-    'io.github.deltalifecycle:delta-lifecycle_4.2_2.13:0.1.0-3f0c5e9a41d2'
+    >>> bundled_coordinate()
+    'io.github.deltalifecycle:delta-lifecycle_4.2_2.13:0.1.0-...'
     """
     release = _bundled_release_dir()
     return f"{MAVEN_GROUP}:{release.parent.name}:{release.name}"
@@ -112,8 +112,8 @@ def bundled_repository_url() -> str:
 
     Examples
     --------
-    >>> bundled_repository_url()  # doctest: +SKIP
-    'file:///.../site-packages/delta_lifecycle/maven'
+    >>> bundled_repository_url()
+    'file:///.../delta_lifecycle/maven'
     """
     return BUNDLED_REPOSITORY.as_uri()
 
@@ -167,7 +167,7 @@ def hadoop_version() -> str:
 
     Examples
     --------
-    >>> hadoop_version()  # doctest: +SKIP
+    >>> hadoop_version()
     '3.5.0'
     """
     import pyspark
@@ -205,7 +205,7 @@ def hadoop_aws_package() -> str:
     >>> from pyspark.sql import SparkSession
     >>> builder = SparkSession.builder.master("local[2]")
     >>> builder = configure_spark(builder, extra_packages=[hadoop_aws_package()])
-    >>> hadoop_aws_package()  # doctest: +SKIP
+    >>> hadoop_aws_package()
     'org.apache.hadoop:hadoop-aws:3.5.0'
     """
     return f"org.apache.hadoop:hadoop-aws:{hadoop_version()}"
@@ -325,7 +325,18 @@ def configure_spark(
     >>> from delta_lifecycle import configure_spark
     >>> builder = SparkSession.builder.master("local[2]").appName("lifecycle")
     >>> spark = configure_spark(builder).getOrCreate()
-    >>> spark.sql("DESCRIBE PROTOCOL HISTORY delta.`/data/events`").show()
+    >>> history = spark.sql("DESCRIBE PROTOCOL HISTORY delta.`/data/events`")
+    >>> history.select("version", "operation", "minReaderVersion", "minWriterVersion").show()
+    +-------+-----------------+----------------+----------------+
+    |version|        operation|minReaderVersion|minWriterVersion|
+    +-------+-----------------+----------------+----------------+
+    |      0|     CREATE TABLE|               1|               2|
+    |      1|            WRITE|               1|               2|
+    |      2|SET TBLPROPERTIES|               3|               7|
+    |      3|           DELETE|               3|               7|
+    |      4|            WRITE|               3|               7|
+    |      5|            WRITE|               3|               7|
+    +-------+-----------------+----------------+----------------+
     """
     if not isinstance(builder, SparkSession.Builder):
         raise TypeError(

@@ -178,7 +178,7 @@ def installed_scala_binary_version() -> Optional[str]:
 
     Examples
     --------
-    >>> installed_scala_binary_version()  # doctest: +SKIP
+    >>> installed_scala_binary_version()
     '2.13'
     """
     import pyspark
@@ -211,7 +211,7 @@ def current_line() -> SparkLine:
 
     Examples
     --------
-    >>> current_line().line  # doctest: +SKIP
+    >>> current_line().line
     '4.2'
     """
     import pyspark

@@ -11,13 +11,21 @@ statement runs without them (the Spark UI still shows each job's step).
 
 Examples
 --------
->>> import logging
->>> logging.basicConfig(level=logging.INFO)
->>> table.set_redirect("s3a://new-bucket/events")
-INFO:delta_lifecycle.progress:SET REDIRECT on delta.`/data/events`: copy 2000 data files ...
+>>> import logging, sys
+>>> logging.basicConfig(stream=sys.stdout)
+>>> logging.getLogger("delta_lifecycle.progress").setLevel(logging.INFO)
+>>> table = LifecycleTable.for_path(spark, "/data/events")
+>>> status = table.set_redirect("/new/events")
+INFO:delta_lifecycle.progress:...SET REDIRECT on delta.`/data/events`: copy 5 data files ...
+...
+
+Or hand the updates to a function of your own:
 
 >>> updates = []
->>> table.set_redirect("s3a://new-bucket/events", on_progress=updates.append)
+>>> other = LifecycleTable.for_name(spark, "sales.events")
+>>> status = other.set_redirect("/new/sales-events", on_progress=updates.append)
+>>> [u.description for u in updates if "data files" in u.description][-1]
+'SET REDIRECT on sales.events: copy 5 data files (...) in ... tasks, local'
 """
 
 from __future__ import annotations

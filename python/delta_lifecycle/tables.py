@@ -56,6 +56,12 @@ class LifecycleTable:
     >>> # or: table = LifecycleTable.for_name(spark, "sales.events")
     >>> for v in table.protocol_history():
     ...     print(v.version, v.min_reader_version, v.min_writer_version, v.writer_features)
+    0 1 2 None
+    1 1 2 None
+    2 3 7 ('appendOnly', 'deletionVectors', 'invariants')
+    3 3 7 ('appendOnly', 'deletionVectors', 'invariants')
+    4 3 7 ('appendOnly', 'deletionVectors', 'invariants')
+    5 3 7 ('appendOnly', 'deletionVectors', 'invariants')
     """
 
     def __init__(self, spark: AnySparkSession, identifier: str) -> None:
@@ -94,6 +100,8 @@ class LifecycleTable:
         Examples
         --------
         >>> table = LifecycleTable.for_path(spark, "/data/events")
+        >>> table
+        LifecycleTable(delta.`/data/events`)
         """
         return cls(spark, quote_path(path))
 
@@ -122,6 +130,8 @@ class LifecycleTable:
         Examples
         --------
         >>> table = LifecycleTable.for_name(spark, "sales.events")
+        >>> table.identifier
+        'sales.events'
         """
         if not name.strip():
             raise ValueError("The table name is empty")
@@ -166,6 +176,8 @@ class LifecycleTable:
         ...             if (v.min_reader_version, v.min_writer_version, v.writer_features)
         ...             != (prev.min_reader_version, prev.min_writer_version,
         ...                 prev.writer_features)]
+        >>> upgrades
+        [2]
         """
         with translate_errors():
             rows = self._sql(f"DESCRIBE PROTOCOL HISTORY {self._identifier}").collect()
@@ -204,7 +216,7 @@ class LifecycleTable:
         --------
         >>> table = LifecycleTable.for_path(spark, "/data/events")
         >>> [(c.client, c.can_read) for c in table.compatibility("deltalake")]
-        [('deltalake-0.25', 'no'), ('deltalake-1.x', 'yes')]
+        [('deltalake-0.25', 'no'), ('deltalake-1.x', 'no')]
         """
         statement = f"DESCRIBE COMPATIBILITY {self._identifier}"
         if version is not None:
@@ -268,6 +280,10 @@ class LifecycleTable:
         >>> [r.feature for r in table.drop_features_for("deltalake-0.25", dry_run=True)]
         ['deletionVectors']
         >>> done = table.drop_features_for("deltalake-0.25")
+        >>> [(r.feature, r.status) for r in done]
+        [('deletionVectors', 'dropped')]
+        >>> [c.can_read for c in table.compatibility("deltalake-0.25")]
+        ['yes']
         """
         statement = (
             f"ALTER TABLE {self._identifier} DROP FEATURES FOR CLIENT "
@@ -336,8 +352,10 @@ class LifecycleTable:
         Examples
         --------
         >>> table = LifecycleTable.for_path(spark, "/data/events")
-        >>> table.compact_log()              # the commits since the last checkpoint
-        >>> table.compact_log(101, 110)      # an explicit range
+        >>> table.compact_log().file         # the commits since the last checkpoint
+        'file:/data/events/_delta_log/00000000000000000004.00000000000000000005.compacted.json'
+        >>> table.compact_log(1, 2).status   # an explicit range
+        'written'
         """
         if (start is None) != (end is None):
             raise ValueError("Give both start and end, or neither")
@@ -396,8 +414,11 @@ class LifecycleTable:
         --------
         >>> table = LifecycleTable.for_name(spark, "sales.events")
         >>> plan = table.clean_log(retain_hours=168, dry_run=True)
-        >>> print(len(plan.deleted), plan.bytes_deleted)
-        >>> table.clean_log(retain_hours=168)
+        >>> print(len(plan.deleted), "files,", plan.bytes_deleted, "bytes")
+        6 files, ... bytes
+        >>> done = table.clean_log(retain_hours=168)
+        >>> [f.version for f in done.deleted if f.kind == "commit"]
+        [0, 1, 2]
         """
         statement = f"ALTER TABLE {self._identifier} CLEAN LOG"
         if retain_hours is not None:
@@ -466,8 +487,10 @@ class LifecycleTable:
         >>> table = LifecycleTable.for_name(spark, "sales.events")
         >>> plan = table.drop_feature("deletionVectors", dry_run=True)
         >>> print(plan.files_rewritten, plan.commit_versions)
+        1 (6, 7, 8, 9, 10, 11, 12)
         >>> done = table.drop_feature("deletionVectors")
         >>> print(done.readable_without_feature_from)
+        12
         """
         statement = f"ALTER TABLE {self._identifier} DROP FEATURE {_feature_literal(feature)}"
         return self._drops(statement, truncate_history, dry_run, on_progress)[0]
@@ -572,10 +595,12 @@ class LifecycleTable:
         Examples
         --------
         >>> table = LifecycleTable.for_name(spark, "sales.events")
-        >>> plan = table.set_redirect("s3a://new-bucket/events", dry_run=True)
+        >>> plan = table.set_redirect("/new/events", dry_run=True)
         >>> print(plan.files_to_copy, plan.copy_mode, plan.refusals)
-        >>> status = table.set_redirect("s3a://new-bucket/events")
+        5 local ()
+        >>> status = table.set_redirect("/new/events")
         >>> print(status.state, status.files_copied)
+        READY 19
         """
         if (location is None) == (table is None):
             raise ValueError("give exactly one of location and table")
@@ -641,7 +666,8 @@ class LifecycleTable:
 
         Examples
         --------
-        >>> LifecycleTable.for_path(spark, "/data/events").unset_redirect().state  # 'NORMAL'
+        >>> LifecycleTable.for_path(spark, "/data/events").unset_redirect().state
+        'NORMAL'
         """
         statement = f"ALTER TABLE {self._identifier} UNSET REDIRECT"
         if dry_run:
@@ -658,6 +684,7 @@ class LifecycleTable:
         --------
         >>> status = LifecycleTable.for_path(spark, "/data/events").redirect_status()
         >>> print(status.state if status else "not redirected")
+        not redirected
         """
         with translate_errors():
             rows = self._sql(f"DESCRIBE REDIRECT {self._identifier}").collect()

@@ -1,0 +1,69 @@
+"""Result types of the delta-lifecycle statements, as frozen dataclasses.
+
+Each type mirrors the rows its SQL statement returns, with Python names and immutable
+containers (tuples instead of lists), so results can be compared, hashed and stored.
+"""
+
+# The types live in one private module per statement family: _history (DESCRIBE PROTOCOL
+# HISTORY), _compaction (COMPACT LOG), _cleanup (CLEAN LOG), _drop_feature (DROP FEATURE and
+# DROP FEATURES FOR CLIENT), _redirect (the redirect statements and their DRY RUN),
+# _compatibility (DESCRIBE COMPATIBILITY); _rows holds the row parsing they share. This module
+# is where they are imported from, here and by users. The API reference (docs/python-api.md)
+# lists them in the order of these imports.
+
+from __future__ import annotations
+
+from delta_lifecycle.results._history import PROTOCOL_HISTORY_COLUMNS, ProtocolVersion
+from delta_lifecycle.results._compaction import (
+    COMPACTION_COLUMNS,
+    CompactionStatus,
+    CompactionResult,
+)
+from delta_lifecycle.results._cleanup import CLEANUP_COLUMNS, CleanedLogFile, CleanupResult
+from delta_lifecycle.results._drop_feature import (
+    DROP_FEATURE_COLUMNS,
+    DropMode,
+    DropStatus,
+    DropFeatureResult,
+)
+from delta_lifecycle.results._redirect import (
+    REDIRECT_COLUMNS,
+    REDIRECT_PLAN_COLUMNS,
+    RedirectMode,
+    CopyMode,
+    RedirectStatus,
+    RedirectRefusal,
+    RedirectPlan,
+)
+from delta_lifecycle.results._compatibility import (
+    COMPATIBILITY_COLUMNS,
+    Access,
+    Evidence,
+    ClientCompatibility,
+)
+
+__all__ = [
+    "Access",
+    "CLEANUP_COLUMNS",
+    "COMPATIBILITY_COLUMNS",
+    "ClientCompatibility",
+    "Evidence",
+    "COMPACTION_COLUMNS",
+    "PROTOCOL_HISTORY_COLUMNS",
+    "CleanedLogFile",
+    "CleanupResult",
+    "CompactionResult",
+    "CompactionStatus",
+    "DROP_FEATURE_COLUMNS",
+    "DropFeatureResult",
+    "DropMode",
+    "DropStatus",
+    "ProtocolVersion",
+    "REDIRECT_COLUMNS",
+    "REDIRECT_PLAN_COLUMNS",
+    "CopyMode",
+    "RedirectMode",
+    "RedirectPlan",
+    "RedirectRefusal",
+    "RedirectStatus",
+]

@@ -1,0 +1,108 @@
+"""``ALTER TABLE … COMPACT LOG``: :class:`CompactionResult`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Optional, Tuple, cast
+
+from pyspark.sql import Row
+
+from delta_lifecycle.results._rows import _fields, _one_of, _optional_str
+
+#: ``COMPACT LOG``'s ``status``: it wrote the file; a compaction of exactly the range was
+#: already there; a wider compaction already covers the range; or nothing to compact.
+CompactionStatus = Literal["written", "exists", "covered", "nothing-to-compact"]
+
+#: The columns of ``ALTER TABLE … COMPACT LOG``, in order.
+COMPACTION_COLUMNS: Tuple[str, ...] = (
+    "startVersion",
+    "endVersion",
+    "status",
+    "file",
+    "commits",
+    "actions",
+    "bytesWritten",
+    "inputBytes",
+    "table",
+)
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """What ``ALTER TABLE … COMPACT LOG`` did: its one result row.
+
+    Attributes
+    ----------
+    start_version, end_version:
+        The range of commits compacted (or considered, when nothing was written).
+    status:
+        ``"written"``: this call wrote the file; ``"exists"``: a complete compaction of
+        exactly this range was already there (another compactor won); ``"covered"``: a
+        complete compaction of a wider range already stands in for this one, and nothing
+        was written; ``"nothing-to-compact"``: fewer than two commits to compact, or commits
+        that change no table state.
+    file:
+        The ``<x>.<y>.compacted.json`` file (for ``"covered"``, the wider one), or ``None``
+        when there is none.
+    commits:
+        Commits in the range.
+    actions:
+        Actions written (0 unless ``status`` is ``"written"``).
+    bytes_written:
+        Size of the file written (0 unless ``status`` is ``"written"``).
+    input_bytes:
+        Total size of the commit files the compaction stands in for.
+    table:
+        The table the statement acted on: for a redirected table, its destination
+        (``delta.`<location>` `` or the destination table's name), else the table as named.
+
+    Examples
+    --------
+    >>> result = LifecycleTable.for_path(spark, "/data/events").compact_log()
+    >>> result.status, result.start_version, result.end_version
+    ('written', 4, 5)
+    """
+
+    start_version: int
+    end_version: int
+    status: CompactionStatus
+    file: Optional[str]
+    commits: int
+    actions: int
+    bytes_written: int
+    input_bytes: int
+    table: str
+
+    @property
+    def written(self) -> bool:
+        """Whether this call wrote the compaction file."""
+        return self.status == "written"
+
+    @classmethod
+    def from_row(cls, row: Row) -> "CompactionResult":
+        """Build a :class:`CompactionResult` from the row ``COMPACT LOG`` returns.
+
+        Raises ``ValueError`` when the row lacks one of the statement's columns or has a
+        ``status`` outside :data:`CompactionStatus`, which means the jar on the JVM does not
+        match this Python package.
+
+        Examples
+        --------
+        >>> rows = spark.sql("ALTER TABLE delta.`/data/events` COMPACT LOG").collect()
+        >>> CompactionResult.from_row(rows[0]).status
+        'written'
+        """
+        statement = "ALTER TABLE … COMPACT LOG"
+        fields = _fields(row, COMPACTION_COLUMNS, statement)
+        status = _one_of(fields["status"], CompactionStatus, "status", statement)
+        return cls(
+            start_version=int(fields["startVersion"]),
+            end_version=int(fields["endVersion"]),
+            status=cast(CompactionStatus, status),
+            file=_optional_str(fields["file"]),
+            commits=int(fields["commits"]),
+            actions=int(fields["actions"]),
+            bytes_written=int(fields["bytesWritten"]),
+            input_bytes=int(fields["inputBytes"]),
+            table=str(fields["table"]),
+        )

@@ -1,0 +1,131 @@
+"""``DESCRIBE COMPATIBILITY``: :class:`ClientCompatibility`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Tuple, cast
+
+from pyspark.sql import Row
+
+from delta_lifecycle.results._rows import _fields, _one_of
+
+#: ``DESCRIBE COMPATIBILITY``'s ``canRead`` / ``canWrite``: ``"unknown"`` when no source says
+#: whether the client handles one of the table's features.
+Access = Literal["yes", "no", "unknown"]
+#: Where a capability entry comes from: a test here runs the client, or only public sources.
+Evidence = Literal["verified", "documented"]
+
+#: The columns of ``DESCRIBE COMPATIBILITY``, in order.
+COMPATIBILITY_COLUMNS: Tuple[str, ...] = (
+    "client",
+    "versions",
+    "evidence",
+    "canRead",
+    "canWrite",
+    "readBlockers",
+    "writeBlockers",
+    "unknownForRead",
+    "unknownForWrite",
+    "dropForRead",
+    "dropForWrite",
+    "notDroppable",
+    "writeNeedsTruncateHistory",
+    "sources",
+    "table",
+)
+
+
+@dataclass(frozen=True)
+class ClientCompatibility:
+    """Whether one client (and version range) can read and write a table version: one row of
+    ``DESCRIBE COMPATIBILITY``. Decided from the table's protocol and the capability file
+    bundled in the jar (docs/compatibility.md).
+
+    Attributes
+    ----------
+    client:
+        The client's id in the capability file, e.g. ``"deltalake-1.x"``.
+    versions:
+        The version range the entry covers, e.g. ``"1.6.x"``.
+    evidence:
+        ``"verified"`` (a test runs the client here) or ``"documented"``.
+    can_read, can_write:
+        ``"yes"``, ``"no"`` or ``"unknown"`` (no source covers a feature the table has).
+    read_blockers, write_blockers:
+        The features (or ``minReaderVersion=N`` / ``minWriterVersion=N``) the client refuses.
+    unknown_for_read, unknown_for_write:
+        The table's features no source says the client handles or refuses.
+    drop_for_read, drop_for_write:
+        The features to drop, in this order, for the client to read (write) the table.
+    not_droppable:
+        Those of them ``DROP FEATURE`` cannot remove.
+    write_needs_truncate_history:
+        The client does not write tables with ``checkpointProtection``, which a fast drop
+        adds: dropping for its writes must use ``TRUNCATE HISTORY``.
+    sources:
+        Where the entry comes from (URLs).
+    table:
+        The table the statement acted on: for a redirected table, its destination
+        (``delta.`<location>` `` or the destination table's name), else the table as named.
+
+    Examples
+    --------
+    >>> [c] = LifecycleTable.for_path(spark, "/data/events").compatibility("deltalake-0.25")
+    >>> c.can_read, c.drop_for_read
+    ('no', ('deletionVectors',))
+    """
+
+    client: str
+    versions: str
+    evidence: Evidence
+    can_read: Access
+    can_write: Access
+    read_blockers: Tuple[str, ...]
+    write_blockers: Tuple[str, ...]
+    unknown_for_read: Tuple[str, ...]
+    unknown_for_write: Tuple[str, ...]
+    drop_for_read: Tuple[str, ...]
+    drop_for_write: Tuple[str, ...]
+    not_droppable: Tuple[str, ...]
+    write_needs_truncate_history: bool
+    sources: Tuple[str, ...]
+    table: str
+
+    @classmethod
+    def from_row(cls, row: Row) -> "ClientCompatibility":
+        """Build a :class:`ClientCompatibility` from a ``DESCRIBE COMPATIBILITY`` row.
+
+        Raises ``ValueError`` when the row lacks a column or has a value outside
+        :data:`Access` or :data:`Evidence`.
+
+        Examples
+        --------
+        >>> rows = spark.sql("DESCRIBE COMPATIBILITY delta.`/data/events`").collect()
+        >>> {ClientCompatibility.from_row(r).client for r in rows} >= {"deltalake-1.x"}
+        True
+        >>> [c.can_read for c in map(ClientCompatibility.from_row, rows) if c.client == "trino"]
+        ['yes']
+        """
+        statement = "DESCRIBE COMPATIBILITY"
+        f = _fields(row, COMPATIBILITY_COLUMNS, statement)
+
+        def names(column: str) -> Tuple[str, ...]:
+            return tuple(str(n) for n in f[column])
+
+        return cls(
+            client=str(f["client"]),
+            versions=str(f["versions"]),
+            evidence=cast(Evidence, _one_of(f["evidence"], Evidence, "evidence", statement)),
+            can_read=cast(Access, _one_of(f["canRead"], Access, "canRead", statement)),
+            can_write=cast(Access, _one_of(f["canWrite"], Access, "canWrite", statement)),
+            read_blockers=names("readBlockers"),
+            write_blockers=names("writeBlockers"),
+            unknown_for_read=names("unknownForRead"),
+            unknown_for_write=names("unknownForWrite"),
+            drop_for_read=names("dropForRead"),
+            drop_for_write=names("dropForWrite"),
+            not_droppable=names("notDroppable"),
+            write_needs_truncate_history=bool(f["writeNeedsTruncateHistory"]),
+            sources=names("sources"),
+            table=str(f["table"]),
+        )
