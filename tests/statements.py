@@ -16,6 +16,7 @@ from delta_lifecycle.results import (
     COMPACTION_COLUMNS,
     COMPATIBILITY_COLUMNS,
     DROP_FEATURE_COLUMNS,
+    LOG_FILES_COLUMNS,
     PROTOCOL_HISTORY_COLUMNS,
     REDIRECT_COLUMNS,
 )
@@ -81,6 +82,7 @@ STATEMENTS: Tuple[Statement, ...] = (
     ),
     Statement("unsetRedirect", "ALTER TABLE {t} UNSET REDIRECT", True, REDIRECT_COLUMNS),
     Statement("describeRedirect", "DESCRIBE REDIRECT {t}", False, REDIRECT_COLUMNS),
+    Statement("describeLogFiles", "DESCRIBE LOG FILES {t}", False, LOG_FILES_COLUMNS),
 )
 
 BY_NAME: Dict[str, Statement] = {s.name: s for s in STATEMENTS}

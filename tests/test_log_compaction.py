@@ -565,3 +565,30 @@ def test_tables_written_by_other_clients(spark: SparkSession, tmp_path: Path, na
     assert detail() == before
     assert sorted(DeltaTable(str(path)).file_uris()) == rs_before
     assert len(rs_before) == before[0]
+
+
+def log_file_names(path: Path) -> set[str]:
+    """The files in the log folder a listing sees: not its sub-folders, not hidden files."""
+    return {n for n in listing(path) if not n.startswith(".") and (log_dir(path) / n).is_file()}
+
+
+def test_log_files_lists_what_compaction_and_cleanup_left(
+    spark: SparkSession, compacted: Compacted, cleaned: Cleaned
+) -> None:
+    """DESCRIBE LOG FILES, by wrapper and by SQL: the compaction files COMPACT LOG wrote are
+    there with their ranges, and after CLEAN LOG exactly the files it did not delete are."""
+    files = LifecycleTable.for_path(spark, str(compacted.path)).log_files()
+    listed = {f.file: f for f in files}
+    assert set(listed) == log_file_names(compacted.path)
+    for name in compactions(compacted.path):
+        entry = listed[name]
+        assert (entry.kind, entry.version, entry.end_version) == ("compaction", *compaction_range(name))
+        assert entry.size == (log_dir(compacted.path) / name).stat().st_size
+    assert [f.version for f in files if f.kind == "commit"] == list(range(compacted.latest + 1))
+
+    after_cleanup = spark.sql(f"DESCRIBE LOG FILES {quote_path(str(cleaned.path))}").collect()
+    names = {row["file"] for row in after_cleanup}
+    deleted = {f.path.split("/")[-1] for f in cleaned.done.deleted}
+    assert names == log_file_names(cleaned.path)
+    assert not names & deleted
+    assert min(r["version"] for r in after_cleanup if r["kind"] == "commit") == 6

@@ -12,6 +12,7 @@ from delta_lifecycle.results import (
     CleanupResult,
     CompactionResult,
     DropFeatureResult,
+    LogFileEntry,
     ProtocolVersion,
     RedirectPlan,
     RedirectStatus,
@@ -182,6 +183,35 @@ class LifecycleTable:
         with translate_errors():
             rows = self._sql(f"DESCRIBE PROTOCOL HISTORY {self._identifier}").collect()
         return [ProtocolVersion.from_row(row) for row in rows]
+
+    def log_files(self) -> List[LogFileEntry]:
+        """Return every file of the table's ``_delta_log``, in version order.
+
+        Runs ``DESCRIBE LOG FILES <table>``: one listing of the log folder, as
+        ``DESCRIBE HISTORY`` lists it, and nothing read from the files. It shows what
+        ``compact_log`` and ``clean_log`` work on: commits, checkpoints, compactions,
+        checksums, and files in the folder that are no part of the log.
+
+        Returns
+        -------
+        one :class:`~delta_lifecycle.results.LogFileEntry` per file.
+
+        Raises
+        ------
+        delta_lifecycle.errors.DeltaLifecycleError:
+            the table cannot be resolved or is not a Delta table.
+
+        Examples
+        --------
+        >>> files = LifecycleTable.for_path(spark, "/data/events").log_files()
+        >>> sorted({f.kind for f in files})
+        ['checkpoint', 'checksum', 'commit', 'last_checkpoint']
+        >>> sum(f.size for f in files if f.kind == "checkpoint") > 0
+        True
+        """
+        with translate_errors():
+            rows = self._sql(f"DESCRIBE LOG FILES {self._identifier}").collect()
+        return [LogFileEntry.from_row(row) for row in rows]
 
     def compatibility(
         self, client: Optional[str] = None, version: Optional[int] = None

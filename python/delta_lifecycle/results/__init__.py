@@ -7,7 +7,7 @@ containers (tuples instead of lists), so results can be compared, hashed and sto
 # The types live in one private module per statement family: _history (DESCRIBE PROTOCOL
 # HISTORY), _compaction (COMPACT LOG), _cleanup (CLEAN LOG), _drop_feature (DROP FEATURE and
 # DROP FEATURES FOR CLIENT), _redirect (the redirect statements and their DRY RUN),
-# _compatibility (DESCRIBE COMPATIBILITY); _rows holds the row parsing they share. This module
+# _compatibility (DESCRIBE COMPATIBILITY), _log_files (DESCRIBE LOG FILES); _rows holds the row parsing they share. This module
 # is where they are imported from, here and by users. The API reference (docs/python-api.md)
 # lists them in the order of these imports.
 
@@ -41,6 +41,7 @@ from delta_lifecycle.results._compatibility import (
     Evidence,
     ClientCompatibility,
 )
+from delta_lifecycle.results._log_files import LOG_FILES_COLUMNS, LogFileEntry, LogFileKind
 
 __all__ = [
     "Access",
@@ -58,6 +59,9 @@ __all__ = [
     "DropFeatureResult",
     "DropMode",
     "DropStatus",
+    "LOG_FILES_COLUMNS",
+    "LogFileEntry",
+    "LogFileKind",
     "ProtocolVersion",
     "REDIRECT_COLUMNS",
     "REDIRECT_PLAN_COLUMNS",

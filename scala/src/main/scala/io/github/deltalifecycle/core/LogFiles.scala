@@ -89,3 +89,56 @@ object LogFiles {
 
   def logPath(tablePath: Path): Path = new Path(tablePath, LogDirName)
 }
+
+/** What a file of `_delta_log` is, for an inventory of the log. */
+sealed abstract class LogFileKind(val name: String)
+object LogFileKind {
+  case object Commit extends LogFileKind("commit")
+  case object Checkpoint extends LogFileKind("checkpoint")
+  case object Compaction extends LogFileKind("compaction")
+  case object Checksum extends LogFileKind("checksum")
+  case object LastCheckpoint extends LogFileKind("last_checkpoint")
+
+  /** Not part of the log protocol: a writer's leftover temporary file, say. */
+  case object Other extends LogFileKind("other")
+
+  val all: Seq[LogFileKind] = Seq(Commit, Checkpoint, Compaction, Checksum, LastCheckpoint, Other)
+}
+
+/**
+ * Every file directly in a table's `_delta_log` (sub-folders such as `_sidecars` are not listed),
+ * with the versions it belongs to: `version` to `endVersion` (a compaction spans several), none for
+ * files that belong to no version.
+ */
+final case class LogInventoryEntry(
+    kind: LogFileKind,
+    version: Option[Long],
+    endVersion: Option[Long],
+    status: FileStatus
+)
+
+object LogInventory {
+  private val LastCheckpointName = "_last_checkpoint"
+
+  /**
+   * The whole log, listed once through the table's LogStore as a listing of its history is, in
+   * version order (files of no version last).
+   */
+  def of(log: TableLog): Seq[LogInventoryEntry] =
+    LogListing.listFiles(log.store, log.hadoopConf, log.tablePath).map(entry)
+      .sortBy(e => (e.version.getOrElse(Long.MaxValue), e.kind.name, e.status.getPath.getName))
+
+  private def entry(status: FileStatus): LogInventoryEntry = LogFiles.classify(status) match {
+    case Some(c: CommitFile) => versioned(LogFileKind.Commit, c.version, status)
+    case Some(c: CheckpointPartFile) => versioned(LogFileKind.Checkpoint, c.version, status)
+    case Some(c: ChecksumFile) => versioned(LogFileKind.Checksum, c.version, status)
+    case Some(c: CompactionFile) =>
+      LogInventoryEntry(LogFileKind.Compaction, Some(c.start), Some(c.end), status)
+    case None if status.getPath.getName == LastCheckpointName =>
+      LogInventoryEntry(LogFileKind.LastCheckpoint, None, None, status)
+    case None => LogInventoryEntry(LogFileKind.Other, None, None, status)
+  }
+
+  private def versioned(kind: LogFileKind, version: Long, status: FileStatus) =
+    LogInventoryEntry(kind, Some(version), Some(version), status)
+}

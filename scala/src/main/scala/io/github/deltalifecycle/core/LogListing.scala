@@ -76,17 +76,8 @@ object LogListing {
       tablePath: Path,
       fromVersion: Long = 0L
   ): LogListing = {
-    val logPath = LogFiles.logPath(tablePath)
-    val statuses =
-      try store.listFrom(FileNames.listingPrefix(logPath, fromVersion), hadoopConf).toVector
-      catch {
-        case _: FileNotFoundException =>
-          throw LifecycleErrors.notADeltaTable(
-            tablePath.toString,
-            s"there is no ${LogFiles.LogDirName} directory"
-          )
-      }
-    val listing = classify(tablePath, statuses, fromVersion)
+    val listing =
+      classify(tablePath, listFiles(store, hadoopConf, tablePath, fromVersion), fromVersion)
     if (fromVersion == 0 && listing.isEmpty) {
       throw LifecycleErrors.notADeltaTable(
         tablePath.toString,
@@ -94,6 +85,25 @@ object LogListing {
       )
     }
     listing
+  }
+
+  /** The files of the log from `fromVersion` on, as `store` lists them; folders are left out. */
+  def listFiles(
+      store: LogStore,
+      hadoopConf: Configuration,
+      tablePath: Path,
+      fromVersion: Long = 0L
+  ): Vector[FileStatus] = {
+    val logPath = LogFiles.logPath(tablePath)
+    try store.listFrom(FileNames.listingPrefix(logPath, fromVersion), hadoopConf)
+        .filter(_.isFile).toVector
+    catch {
+      case _: FileNotFoundException =>
+        throw LifecycleErrors.notADeltaTable(
+          tablePath.toString,
+          s"there is no ${LogFiles.LogDirName} directory"
+        )
+    }
   }
 
   def classify(tablePath: Path, statuses: Seq[FileStatus], listedFrom: Long = 0L): LogListing = {

@@ -30,6 +30,7 @@ statement
         (DRY RUN)?                                                         #setRedirect
     | ALTER TABLE table=tableName UNSET REDIRECT (DRY RUN)?                #unsetRedirect
     | DESCRIBE REDIRECT table=tableName                                    #describeRedirect
+    | DESCRIBE LOG FILES table=tableName                                   #describeLogFiles
     ;
 
 redirectMode
@@ -64,7 +65,7 @@ nonReserved
     : DESCRIBE | PROTOCOL | HISTORY | ALTER | TABLE | COMPACT | CLEAN | LOG | FROM | TO | VERSION
     | RETAIN | HOURS | DRY | RUN | DROP | FEATURE | TRUNCATE
     | SET | UNSET | REDIRECT | READER | WRITER | ONLY | NO | RULES | ALLOW
-    | COMPATIBILITY | AS | OF | FOR | FEATURES | CLIENT | WRITES
+    | COMPATIBILITY | AS | OF | FOR | FEATURES | CLIENT | WRITES | FILES
     ;
 
 DESCRIBE: 'DESCRIBE' | 'DESC';
@@ -101,6 +102,7 @@ FOR: 'FOR';
 FEATURES: 'FEATURES';
 CLIENT: 'CLIENT';
 WRITES: 'WRITES';
+FILES: 'FILES';
 
 DOT: '.';
 SEMICOLON: ';';

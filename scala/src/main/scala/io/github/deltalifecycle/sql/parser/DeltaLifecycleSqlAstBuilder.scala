@@ -80,6 +80,9 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
   override def visitDescribeRedirect(ctx: DescribeRedirectContext): LogicalPlan =
     DescribeRedirectStatement(tableName(ctx.table))
 
+  override def visitDescribeLogFiles(ctx: DescribeLogFilesContext): LogicalPlan =
+    DescribeLogFilesStatement(tableName(ctx.table))
+
   private def string(token: Token): String = {
     val quoted = token.getText
     quoted.substring(1, quoted.length - 1).replaceAll("""\\(.)""", "$1")

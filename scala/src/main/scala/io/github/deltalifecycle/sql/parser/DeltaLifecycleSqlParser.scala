@@ -44,12 +44,14 @@ object DeltaLifecycleSqlParser {
   )
 
   /**
-   * Leading keywords that make a statement this project's only when something follows them:
-   * `DESCRIBE redirect` alone is Spark's DESCRIBE of a table named redirect.
+   * Leading keywords that make a statement this project's only when a table name follows them:
+   * `DESCRIBE redirect` alone is Spark's DESCRIBE of a table named redirect, and `DESCRIBE log
+   * files.size` Spark's DESCRIBE of the nested column `files.size` of a table named log.
    */
   val OwnStatementPrefixesWithOperand: Seq[Seq[Int]] = Seq(
     Seq(DESCRIBE, REDIRECT),
-    Seq(DESCRIBE, COMPATIBILITY)
+    Seq(DESCRIBE, COMPATIBILITY),
+    Seq(DESCRIBE, LOG, FILES)
   )
 
   /** The keywords after `ALTER TABLE <name>` that make an ALTER TABLE statement this project's. */
@@ -73,7 +75,7 @@ object DeltaLifecycleSqlParser {
       .take(lookahead).map(_.getType).toVector
     OwnStatementPrefixes.exists(prefix => leading.startsWith(prefix)) ||
     OwnStatementPrefixesWithOperand.exists(prefix =>
-      leading.startsWith(prefix) && leading.length > prefix.length
+      leading.startsWith(prefix) && leading.length > prefix.length && leading(prefix.length) != DOT
     ) ||
     isOwnAlterTable(leading)
   }

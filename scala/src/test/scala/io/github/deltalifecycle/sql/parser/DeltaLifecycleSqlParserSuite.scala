@@ -128,6 +128,13 @@ class DeltaLifecycleSqlParserSuite extends AnyFunSuite {
     assert(parse("DESC REDIRECT t") === DescribeRedirectStatement(Seq("t")))
   }
 
+  test("DESCRIBE LOG FILES") {
+    assert(parse("DESCRIBE LOG FILES db.t") === DescribeLogFilesStatement(Seq("db", "t")))
+    assert(parse("desc log files delta.`/data/events`") ===
+      DescribeLogFilesStatement(Seq("delta", "/data/events")))
+    assert(parse("DESCRIBE LOG FILES log") === DescribeLogFilesStatement(Seq("log")))
+  }
+
   test("names: quoted parts keep their dots and backticks; a keyword is a name") {
     assert(parse("DESCRIBE PROTOCOL HISTORY `my.db`.`t`").asInstanceOf[LifecycleStatement].table ===
       Seq("my.db", "t"))
@@ -178,6 +185,9 @@ class DeltaLifecycleSqlParserSuite extends AnyFunSuite {
     assertDelegated("DESCRIBE t")
     assertDelegated("DESCRIBE redirect") // a table named redirect
     assertDelegated("DESCRIBE PROTOCOL") // a table named protocol
+    assertDelegated("DESCRIBE log files") // the column files of a table named log
+    assertDelegated("DESCRIBE log files.size") // its nested column files.size
+    assertDelegated("DESCRIBE redirect.events") // the table events of a database named redirect
     assertDelegated("ALTER TABLE t SET TBLPROPERTIES ('delta.appendOnly' = 'true')")
     assertDelegated("ALTER TABLE t DROP COLUMN c")
     assertDelegated("ALTER TABLE log SET TBLPROPERTIES ('a' = 'b')")

@@ -1,0 +1,32 @@
+package io.github.deltalifecycle.sql.plans
+
+import io.github.deltalifecycle.sql.commands.DescribeLogFilesCommand
+import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.types._
+
+/** `DESCRIBE LOG FILES <table>` as parsed; it reads, so it follows the table's redirect. */
+case class DescribeLogFilesStatement(table: Seq[String]) extends LifecycleStatement {
+  override protected def resultSchema: StructType = DescribeLogFilesStatement.schema
+  override def target: Target = Target.reading
+  override def toCommand(ref: LifecycleTableRef): LeafRunnableCommand =
+    DescribeLogFilesCommand(ref)
+}
+
+object DescribeLogFilesStatement {
+  val schema: StructType = StructType(Seq(
+    // The version a file belongs to; a compaction's first version; null for other files.
+    StructField("version", LongType),
+    // A compaction's last version; the same as `version` for the files of one version.
+    StructField("endVersion", LongType),
+    StructField("kind", StringType, nullable = false),
+    StructField("file", StringType, nullable = false),
+    StructField("size", LongType, nullable = false),
+    StructField("modificationTime", TimestampType, nullable = false),
+    StructField("table", StringType, nullable = false)
+  ))
+
+  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+}
