@@ -34,9 +34,11 @@ object SparkInternals {
   def currentCatalogName(spark: SparkSession): String =
     sessionState(spark).catalogManager.currentCatalog.name
 
-  /** Whether `catalog` is the session catalog (`spark_catalog`). */
-  def isSessionCatalog(catalog: CatalogPlugin): Boolean =
-    catalog.name == CatalogManager.SESSION_CATALOG_NAME
+  /** The session catalog's name, `spark_catalog`. */
+  val SessionCatalogName: String = CatalogManager.SESSION_CATALOG_NAME
+
+  /** Whether `catalog` is the session catalog. */
+  def isSessionCatalog(catalog: CatalogPlugin): Boolean = catalog.name == SessionCatalogName
 
   /** The session catalog (`spark_catalog`), a table catalog in every session. */
   def sessionTableCatalog(spark: SparkSession): TableCatalog =
