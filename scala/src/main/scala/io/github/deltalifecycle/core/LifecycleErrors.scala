@@ -4,26 +4,36 @@ import org.apache.spark.sql.delta.DeltaConfigs
 
 /**
  * One constructor per failure, so messages stay consistent and say what to do. Each names its
- * condition in `error/delta-lifecycle-error-conditions.json` (ErrorConditionsSuite keeps the two in
- * step). Names that belong to the layers above (settings, classes) are passed in.
+ * condition (and sub-condition) in `error/delta-lifecycle-error-conditions.json`, which holds every
+ * message's wording, the advice included; a constructor passes values only (ErrorConditionsSuite
+ * keeps the two in step). Names that belong to the layers above (settings, classes) are passed in.
  */
 object LifecycleErrors {
+  private val InvalidArgument = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
+
   private def error(
       condition: String,
       parameters: (String, Any)*
   ): DeltaLifecycleException =
-    new DeltaLifecycleException(condition, parameters.map { case (k, v) => k -> v.toString }.toMap)
+    new DeltaLifecycleException(condition, strings(parameters))
 
   private def withCause(
       cause: Throwable,
       condition: String,
       parameters: (String, Any)*
   ): DeltaLifecycleException =
-    new DeltaLifecycleException(
-      condition,
-      parameters.map { case (k, v) => k -> v.toString }.toMap,
-      Some(cause)
-    )
+    new DeltaLifecycleException(condition, strings(parameters), Some(cause))
+
+  /** An error of `condition`'s sub-condition `subCondition`. */
+  private def subError(
+      condition: String,
+      subCondition: String,
+      parameters: (String, Any)*
+  ): DeltaLifecycleException =
+    new DeltaLifecycleException(condition, strings(parameters), None, Some(subCondition))
+
+  private def strings(parameters: Seq[(String, Any)]): Map[String, String] =
+    parameters.map { case (k, v) => k -> v.toString }.toMap
 
   def notADeltaTable(path: String, why: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_NOT_A_DELTA_TABLE", "path" -> path, "reason" -> why)
@@ -132,8 +142,76 @@ object LifecycleErrors {
           "cannot tell what the action means for the table state.")
     )
 
-  def invalidArgument(what: String): DeltaLifecycleException =
-    error("DELTA_LIFECYCLE_INVALID_ARGUMENT", "reason" -> what)
+  // ---- DELTA_LIFECYCLE_INVALID_ARGUMENT: one sub-condition per argument refused -------------
+
+  def invalidTablePath(location: String, reason: String): DeltaLifecycleException =
+    subError(InvalidArgument, "INVALID_TABLE_PATH", "location" -> location, "reason" -> reason)
+
+  def filesPerPartitionNotPositive(
+      setting: String,
+      value: String,
+      default: Long
+  ): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "FILES_PER_PARTITION",
+      "setting" -> setting,
+      "value" -> value,
+      "default" -> default
+    )
+
+  def negativeRetention(retentionMillis: Long): DeltaLifecycleException =
+    subError(InvalidArgument, "NEGATIVE_RETENTION", "retentionMillis" -> retentionMillis)
+
+  def truncateHistoryNotApplicable(name: String): DeltaLifecycleException =
+    subError(InvalidArgument, "TRUNCATE_HISTORY_NOT_APPLICABLE", "feature" -> name)
+
+  /** A client name of the capability file that matches several of its version ranges. */
+  def ambiguousClient(client: String, ranges: Seq[String]): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "AMBIGUOUS_CLIENT",
+      "client" -> client,
+      "count" -> ranges.size,
+      "ranges" -> ranges.mkString(", ")
+    )
+
+  def readOnlyClient(client: String, table: String): DeltaLifecycleException =
+    subError(InvalidArgument, "READ_ONLY_CLIENT", "client" -> client, "table" -> table)
+
+  def clientNeedsTruncateHistory(client: String, table: String): DeltaLifecycleException =
+    subError(InvalidArgument, "CLIENT_NEEDS_TRUNCATE_HISTORY", "client" -> client, "table" -> table)
+
+  def emptyRedirectLocation(table: String): DeltaLifecycleException =
+    subError(InvalidArgument, "EMPTY_REDIRECT_LOCATION", "table" -> table)
+
+  def unusableRedirectTarget(location: String, reason: String): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "UNUSABLE_REDIRECT_TARGET",
+      "location" -> location,
+      "reason" -> reason
+    )
+
+  def notSessionCatalogTable(name: String): DeltaLifecycleException =
+    subError(InvalidArgument, "NOT_A_SESSION_CATALOG_TABLE", "name" -> name)
+
+  /** One ALTER TABLE that changes a redirect property together with `properties`' others. */
+  def redirectPropertyNotAlone(properties: Seq[String]): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "REDIRECT_PROPERTY_NOT_ALONE",
+      "properties" -> properties.mkString(", ")
+    )
+
+  /** A redirect property in delta-spark's preview spelling; this client writes `written`. */
+  def previewRedirectProperty(property: String, written: Seq[String]): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "PREVIEW_REDIRECT_PROPERTY",
+      "property" -> property,
+      "properties" -> written.mkString(", ")
+    )
 
   def concurrentCommit(table: String, version: Long): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_CONCURRENT_COMMIT", "table" -> table, "version" -> version)
@@ -219,12 +297,6 @@ object LifecycleErrors {
 
   def truncateHistoryRequired(name: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_TRUNCATE_HISTORY_REQUIRED", "feature" -> name)
-
-  def truncateHistoryNotApplicable(name: String): DeltaLifecycleException =
-    invalidArgument(
-      s"'$name' is a writer feature that leaves no traces readers depend on, so there is no " +
-        s"history to truncate. Run DROP FEATURE $name without TRUNCATE HISTORY."
-    )
 
   def waitForRetention(
       name: String,

@@ -146,7 +146,7 @@ object RedirectRouting {
     scala.util.Try(Locations.qualify(
       location,
       ctx.hadoopConf
-    )(LifecycleErrors.invalidArgument).toString).getOrElse(location)
+    )(LifecycleErrors.unusableRedirectTarget(location, _)).toString).getOrElse(location)
 
   /**
    * A destination must not be redirected itself, except as the marked destination of this very

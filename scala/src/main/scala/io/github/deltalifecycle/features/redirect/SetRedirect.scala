@@ -434,13 +434,9 @@ final class SetRedirect(
     ).getOrElse(throw LifecycleErrors.notADeltaTable(sourcePath.toString, "there is no Delta log"))
 
   private def qualify(location: String): String =
-    Locations.qualify(location, ctx.hadoopConf) { reason =>
-      LifecycleErrors.invalidArgument(
-        s"The redirect target '$location' is not a location this session can use ($reason). " +
-          "Give an absolute path or a URI with a scheme Hadoop knows, " +
-          "such as file:/..., s3a://... or abfss://..."
-      )
-    }.toString
+    Locations.qualify(location, ctx.hadoopConf)(
+      LifecycleErrors.unusableRedirectTarget(location, _)
+    ).toString
 
   private def sameTarget(c: RedirectConfig, spec: RedirectSpec): Boolean = (c.spec, spec) match {
     case (RedirectSpec.Location(a), RedirectSpec.Location(b)) =>
