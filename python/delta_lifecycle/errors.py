@@ -272,7 +272,8 @@ class DropFeatureWaitError(DeltaLifecycleError):
 
 
 class InvalidRedirectError(DeltaLifecycleError):
-    """A redirect property is malformed: not JSON, or an unknown ``Type``, ``State`` or ``Spec``."""
+    """A redirect property is malformed (not JSON, a field missing, an unknown ``Type``,
+    ``State`` or ``Spec``), or the table's log no longer shows where its redirect began."""
 
     CONDITION = "DELTA_LIFECYCLE_INVALID_REDIRECT"
 

@@ -118,12 +118,10 @@ object RedirectRouting {
    */
   def destinationPath(ctx: RoutingContext, where: String, spec: RedirectSpec): Path = spec match {
     case RedirectSpec.Location(uri) =>
-      Locations.parse(uri)(reason =>
-        LifecycleErrors.invalidRedirect(where, s"its location '$uri' is not valid ($reason)")
-      )
+      Locations.parse(uri)(LifecycleErrors.redirectLocationInvalid(where, uri, _))
     case RedirectSpec.Table(name, recorded) =>
       ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
-        throw LifecycleErrors.invalidRedirect(where, s"the destination table $name does not exist")
+        throw LifecycleErrors.redirectDestinationTableMissing(where, name)
       )
   }
 
