@@ -11,6 +11,8 @@ import org.apache.spark.sql.delta.DeltaConfigs
 object LifecycleErrors {
   private val InvalidArgument = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
   private val InvalidRedirect = "DELTA_LIFECYCLE_INVALID_REDIRECT"
+  private val RedirectWriteRefused = "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED"
+  private val UnsupportedProtocol = "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL"
 
   private def error(
       condition: String,
@@ -112,35 +114,50 @@ object LifecycleErrors {
       "setting" -> setting
     )
 
+  /**
+   * A version this client cannot rewrite or delete: `features` it does not support, or (none named)
+   * a protocol version it does not support.
+   */
   def unsupportedProtocol(
       version: Long,
       features: Set[String],
       operation: String
-  ): DeltaLifecycleException = {
-    val what =
-      if (features.isEmpty) "a protocol version"
-      else "features " + features.toSeq.sorted.mkString(", ")
-    error(
-      "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL",
+  ): DeltaLifecycleException =
+    if (features.isEmpty) unsupportedProtocolVersion(version, operation)
+    else unsupportedFeatures(version, features.toSeq.sorted, operation)
+
+  def unsupportedProtocolVersion(version: Long, operation: String): DeltaLifecycleException =
+    subError(
+      UnsupportedProtocol,
+      "PROTOCOL_VERSION",
       "operation" -> operation,
-      "reason" ->
-        (s"the protocol at version $version uses $what that this client does not " +
-          "support, and rewriting or deleting log files of such a version could change what the " +
-          "log means. Use a client that supports the protocol.")
+      "version" -> version
     )
-  }
+
+  def unsupportedFeatures(
+      version: Long,
+      features: Seq[String],
+      operation: String
+  ): DeltaLifecycleException =
+    subError(
+      UnsupportedProtocol,
+      "FEATURES",
+      "operation" -> operation,
+      "version" -> version,
+      "features" -> features.mkString(", ")
+    )
 
   def unsupportedAction(
       file: String,
       actionType: String,
       operation: String
   ): DeltaLifecycleException =
-    error(
-      "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL",
+    subError(
+      UnsupportedProtocol,
+      "UNKNOWN_ACTION",
       "operation" -> operation,
-      "reason" ->
-        (s"$file holds a '$actionType' action that this client does not know, so it " +
-          "cannot tell what the action means for the table state.")
+      "file" -> file,
+      "actionType" -> actionType
     )
 
   // ---- DELTA_LIFECYCLE_INVALID_ARGUMENT: one sub-condition per argument refused -------------
@@ -399,29 +416,32 @@ object LifecycleErrors {
   def noVersionBeforeRedirect(table: String): DeltaLifecycleException =
     subError(InvalidRedirect, "NO_VERSION_BEFORE_REDIRECT", "table" -> table)
 
+  // ---- DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED ---------------------------------------------------
+
   def redirectWriteRefused(
       table: String,
       state: String,
       operation: String
   ): DeltaLifecycleException =
-    error(
-      "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED",
+    subError(
+      RedirectWriteRefused,
+      "IN_PROGRESS",
       "operation" -> operation,
       "table" -> table,
-      "reason" ->
-        (s"its redirect is in state $state, which accepts no writes or metadata " +
-          "changes. Wait until the redirect command finishes (or run it again to complete it), " +
-          "then retry.")
+      "state" -> state
     )
 
-  def redirectDestinationReadOnly(table: String, source: String): DeltaLifecycleException =
-    error(
-      "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED",
-      "operation" -> "write to",
+  def redirectDestinationReadOnly(
+      table: String,
+      source: String,
+      operation: String
+  ): DeltaLifecycleException =
+    subError(
+      RedirectWriteRefused,
+      "DESTINATION_READ_ONLY",
+      "operation" -> operation,
       "table" -> table,
-      "reason" ->
-        (s"it was the destination of a redirect from $source, which is being or has " +
-          s"been removed, so it is read-only. Write to $source instead.")
+      "source" -> source
     )
 
   def streamRedirectChanged(

@@ -59,7 +59,7 @@ object RedirectRouting {
         access match {
           case Access.Read => Route.Direct
           case Access.Write(_) =>
-            throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe)
+            throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe, "write to")
         }
       case Some(c) =>
         // The Table Redirection RFC: NoRedirectRules keep an application on the source, but
