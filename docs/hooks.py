@@ -1,9 +1,9 @@
 """MkDocs hooks (registered in mkdocs.yml): the parts of the site generated from the sources
 when it is built, so they cannot drift from them.
 
-- docs/errors.md: the table of every error condition, from the error-conditions JSON and the
-  condition of each class in python/delta_lifecycle/errors.py; the page's hand-written
-  "when" table must name exactly the JSON's conditions.
+- docs/errors.md: the table of every error condition and sub-condition, from the
+  error-conditions JSON and the condition of each class in python/delta_lifecycle/errors.py;
+  the page's hand-written "when" table must name exactly the JSON's conditions.
 - docs/sql-reference.md: each statement's grammar rule, from the ANTLR grammar (every labelled
   alternative of `statement` must have a section), and the order of each statement's result
   columns, from the *_COLUMNS tuples of the package python/delta_lifecycle/results/ (a column
@@ -121,6 +121,14 @@ def errors_table() -> str:
         lines.append(
             f"| `{name}` | `{entry['sqlState']}` | `{classes[name]}` | {table_cell(message)} |"
         )
+        # A sub-condition's message is the condition's template, a space, then its own (as
+        # Spark renders its subClass); the exception keeps the condition's name and class.
+        for sub_name, sub in sorted(entry.get("subClass", {}).items()):
+            full = f"{message} {' '.join(sub['message'])}"
+            lines.append(
+                f"| `{name}.{sub_name}` | `{entry['sqlState']}` | `{classes[name]}` "
+                f"| {table_cell(full)} |"
+            )
     return "\n".join(lines)
 
 

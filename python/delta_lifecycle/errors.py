@@ -198,7 +198,9 @@ class CoordinatedTableError(DeltaLifecycleError):
 
 
 class InvalidArgumentError(DeltaLifecycleError):
-    """An argument of a statement is out of range."""
+    """An argument of a statement (or a setting it reads) is out of range or malformed; the
+    message says which, and what to give instead. Every sub-condition of
+    ``DELTA_LIFECYCLE_INVALID_ARGUMENT`` raises this class."""
 
     CONDITION = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
 
@@ -270,7 +272,8 @@ class DropFeatureWaitError(DeltaLifecycleError):
 
 
 class InvalidRedirectError(DeltaLifecycleError):
-    """A redirect property is malformed: not JSON, or an unknown ``Type``, ``State`` or ``Spec``."""
+    """A redirect property is malformed (not JSON, a field missing, an unknown ``Type``,
+    ``State`` or ``Spec``), or the table's log no longer shows where its redirect began."""
 
     CONDITION = "DELTA_LIFECYCLE_INVALID_REDIRECT"
 

@@ -9,13 +9,18 @@ import org.apache.spark.sql.AnalysisException
  * theirs. It is an AnalysisException so that PySpark (classic and Spark Connect) surfaces it as a
  * typed exception that carries the condition, which the Python package maps to
  * `delta_lifecycle.errors`. Build one with [[LifecycleErrors]].
+ *
+ * A condition with sub-conditions (the JSON's `subClass`, as in Spark's) is raised with one of
+ * them: the message is the condition's template followed by the sub-condition's. The condition
+ * (`getCondition`, the message's `[...]` prefix) stays the main one, the name callers catch.
  */
 class DeltaLifecycleException(
     val condition: String,
     val parameters: Map[String, String],
-    cause: Option[Throwable] = None
+    cause: Option[Throwable] = None,
+    val subCondition: Option[String] = None
 ) extends AnalysisException(
-      message = LifecycleErrorConditions.message(condition, parameters),
+      message = LifecycleErrorConditions.message(condition, subCondition, parameters),
       line = None,
       startPosition = None,
       cause = cause,
@@ -42,7 +47,18 @@ object LifecycleErrorConditions {
 
   def sqlState(condition: String): String = reader.getSqlState(condition)
 
-  /** The rendered message, prefixed with the condition as Spark prefixes its own. */
-  def message(condition: String, parameters: Map[String, String]): String =
-    s"[$condition] ${reader.getErrorMessage(condition, parameters)}"
+  /**
+   * The rendered message, prefixed with the condition as Spark prefixes its own. With a
+   * sub-condition, Spark's reader renders the condition's template, a space, then the
+   * sub-condition's (`CONDITION.SUB_CONDITION`); it refuses a sub-condition the JSON does not
+   * define, and a condition that has sub-conditions raised without one.
+   */
+  def message(
+      condition: String,
+      subCondition: Option[String],
+      parameters: Map[String, String]
+  ): String = {
+    val template = (condition +: subCondition.toSeq).mkString(".")
+    s"[$condition] ${reader.getErrorMessage(template, parameters)}"
+  }
 }

@@ -38,9 +38,8 @@ object FilePartitions {
   /** The session's value, or a typed error for one that is not a positive whole number. */
   def filesPerPartition(spark: SparkSession): Long =
     spark.conf.getOption(FilesPerPartitionKey).fold(DefaultFilesPerPartition) { value =>
-      value.trim.toLongOption.filter(_ > 0).getOrElse(throw LifecycleErrors.invalidArgument(
-        s"$FilesPerPartitionKey must be a positive whole number of files, not '$value'."
-      ))
+      value.trim.toLongOption.filter(_ > 0).getOrElse(throw LifecycleErrors
+        .filesPerPartitionNotPositive(FilesPerPartitionKey, value, DefaultFilesPerPartition))
     }
 
   /** The partitions `files` files take. */

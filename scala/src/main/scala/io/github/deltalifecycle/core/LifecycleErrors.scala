@@ -4,26 +4,39 @@ import org.apache.spark.sql.delta.DeltaConfigs
 
 /**
  * One constructor per failure, so messages stay consistent and say what to do. Each names its
- * condition in `error/delta-lifecycle-error-conditions.json` (ErrorConditionsSuite keeps the two in
- * step). Names that belong to the layers above (settings, classes) are passed in.
+ * condition (and sub-condition) in `error/delta-lifecycle-error-conditions.json`, which holds every
+ * message's wording, the advice included; a constructor passes values only (ErrorConditionsSuite
+ * keeps the two in step). Names that belong to the layers above (settings, classes) are passed in.
  */
 object LifecycleErrors {
+  private val InvalidArgument = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
+  private val InvalidRedirect = "DELTA_LIFECYCLE_INVALID_REDIRECT"
+  private val RedirectWriteRefused = "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED"
+  private val UnsupportedProtocol = "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL"
+
   private def error(
       condition: String,
       parameters: (String, Any)*
   ): DeltaLifecycleException =
-    new DeltaLifecycleException(condition, parameters.map { case (k, v) => k -> v.toString }.toMap)
+    new DeltaLifecycleException(condition, strings(parameters))
 
   private def withCause(
       cause: Throwable,
       condition: String,
       parameters: (String, Any)*
   ): DeltaLifecycleException =
-    new DeltaLifecycleException(
-      condition,
-      parameters.map { case (k, v) => k -> v.toString }.toMap,
-      Some(cause)
-    )
+    new DeltaLifecycleException(condition, strings(parameters), Some(cause))
+
+  /** An error of `condition`'s sub-condition `subCondition`. */
+  private def subError(
+      condition: String,
+      subCondition: String,
+      parameters: (String, Any)*
+  ): DeltaLifecycleException =
+    new DeltaLifecycleException(condition, strings(parameters), None, Some(subCondition))
+
+  private def strings(parameters: Seq[(String, Any)]): Map[String, String] =
+    parameters.map { case (k, v) => k -> v.toString }.toMap
 
   def notADeltaTable(path: String, why: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_NOT_A_DELTA_TABLE", "path" -> path, "reason" -> why)
@@ -101,39 +114,122 @@ object LifecycleErrors {
       "setting" -> setting
     )
 
+  /**
+   * A version this client cannot rewrite or delete: `features` it does not support, or (none named)
+   * a protocol version it does not support.
+   */
   def unsupportedProtocol(
       version: Long,
       features: Set[String],
       operation: String
-  ): DeltaLifecycleException = {
-    val what =
-      if (features.isEmpty) "a protocol version"
-      else "features " + features.toSeq.sorted.mkString(", ")
-    error(
-      "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL",
+  ): DeltaLifecycleException =
+    if (features.isEmpty) unsupportedProtocolVersion(version, operation)
+    else unsupportedFeatures(version, features.toSeq.sorted, operation)
+
+  def unsupportedProtocolVersion(version: Long, operation: String): DeltaLifecycleException =
+    subError(
+      UnsupportedProtocol,
+      "PROTOCOL_VERSION",
       "operation" -> operation,
-      "reason" ->
-        (s"the protocol at version $version uses $what that this client does not " +
-          "support, and rewriting or deleting log files of such a version could change what the " +
-          "log means. Use a client that supports the protocol.")
+      "version" -> version
     )
-  }
+
+  def unsupportedFeatures(
+      version: Long,
+      features: Seq[String],
+      operation: String
+  ): DeltaLifecycleException =
+    subError(
+      UnsupportedProtocol,
+      "FEATURES",
+      "operation" -> operation,
+      "version" -> version,
+      "features" -> features.mkString(", ")
+    )
 
   def unsupportedAction(
       file: String,
       actionType: String,
       operation: String
   ): DeltaLifecycleException =
-    error(
-      "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL",
+    subError(
+      UnsupportedProtocol,
+      "UNKNOWN_ACTION",
       "operation" -> operation,
-      "reason" ->
-        (s"$file holds a '$actionType' action that this client does not know, so it " +
-          "cannot tell what the action means for the table state.")
+      "file" -> file,
+      "actionType" -> actionType
     )
 
-  def invalidArgument(what: String): DeltaLifecycleException =
-    error("DELTA_LIFECYCLE_INVALID_ARGUMENT", "reason" -> what)
+  // ---- DELTA_LIFECYCLE_INVALID_ARGUMENT: one sub-condition per argument refused -------------
+
+  def invalidTablePath(location: String, reason: String): DeltaLifecycleException =
+    subError(InvalidArgument, "INVALID_TABLE_PATH", "location" -> location, "reason" -> reason)
+
+  def filesPerPartitionNotPositive(
+      setting: String,
+      value: String,
+      default: Long
+  ): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "FILES_PER_PARTITION",
+      "setting" -> setting,
+      "value" -> value,
+      "default" -> default
+    )
+
+  def negativeRetention(retentionMillis: Long): DeltaLifecycleException =
+    subError(InvalidArgument, "NEGATIVE_RETENTION", "retentionMillis" -> retentionMillis)
+
+  def truncateHistoryNotApplicable(name: String): DeltaLifecycleException =
+    subError(InvalidArgument, "TRUNCATE_HISTORY_NOT_APPLICABLE", "feature" -> name)
+
+  /** A client name of the capability file that matches several of its version ranges. */
+  def ambiguousClient(client: String, ranges: Seq[String]): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "AMBIGUOUS_CLIENT",
+      "client" -> client,
+      "count" -> ranges.size,
+      "ranges" -> ranges.mkString(", ")
+    )
+
+  def readOnlyClient(client: String, table: String): DeltaLifecycleException =
+    subError(InvalidArgument, "READ_ONLY_CLIENT", "client" -> client, "table" -> table)
+
+  def clientNeedsTruncateHistory(client: String, table: String): DeltaLifecycleException =
+    subError(InvalidArgument, "CLIENT_NEEDS_TRUNCATE_HISTORY", "client" -> client, "table" -> table)
+
+  def emptyRedirectLocation(table: String): DeltaLifecycleException =
+    subError(InvalidArgument, "EMPTY_REDIRECT_LOCATION", "table" -> table)
+
+  def unusableRedirectTarget(location: String, reason: String): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "UNUSABLE_REDIRECT_TARGET",
+      "location" -> location,
+      "reason" -> reason
+    )
+
+  def notSessionCatalogTable(name: String): DeltaLifecycleException =
+    subError(InvalidArgument, "NOT_A_SESSION_CATALOG_TABLE", "name" -> name)
+
+  /** One ALTER TABLE that changes a redirect property together with `properties`' others. */
+  def redirectPropertyNotAlone(properties: Seq[String]): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "REDIRECT_PROPERTY_NOT_ALONE",
+      "properties" -> properties.mkString(", ")
+    )
+
+  /** A redirect property in delta-spark's preview spelling; this client writes `written`. */
+  def previewRedirectProperty(property: String, written: Seq[String]): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "PREVIEW_REDIRECT_PROPERTY",
+      "property" -> property,
+      "properties" -> written.mkString(", ")
+    )
 
   def concurrentCommit(table: String, version: Long): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_CONCURRENT_COMMIT", "table" -> table, "version" -> version)
@@ -220,12 +316,6 @@ object LifecycleErrors {
   def truncateHistoryRequired(name: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_TRUNCATE_HISTORY_REQUIRED", "feature" -> name)
 
-  def truncateHistoryNotApplicable(name: String): DeltaLifecycleException =
-    invalidArgument(
-      s"'$name' is a writer feature that leaves no traces readers depend on, so there is no " +
-        s"history to truncate. Run DROP FEATURE $name without TRUNCATE HISTORY."
-    )
-
   def waitForRetention(
       name: String,
       why: String,
@@ -243,32 +333,115 @@ object LifecycleErrors {
       "readyAt" -> java.time.Instant.ofEpochMilli(readyAtMillis)
     )
 
-  def invalidRedirect(where: String, why: String): DeltaLifecycleException =
-    error("DELTA_LIFECYCLE_INVALID_REDIRECT", "table" -> where, "reason" -> why)
+  // ---- DELTA_LIFECYCLE_INVALID_REDIRECT: `table` names where the configuration is --------------
+
+  def redirectNotJson(table: String, detail: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "NOT_JSON", "table" -> table, "detail" -> detail)
+
+  def redirectNotAnObject(table: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "NOT_AN_OBJECT", "table" -> table)
+
+  def redirectFieldMissing(table: String, field: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "FIELD_MISSING", "table" -> table, "field" -> field)
+
+  def redirectFieldNotText(table: String, field: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "NOT_A_STRING", "table" -> table, "field" -> field)
+
+  def redirectSpecNotJson(table: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "SPEC_NOT_JSON", "table" -> table)
+
+  /** A `field` whose `value` is none of those this client `known`s (State, Type, Spec.Mode). */
+  def redirectUnknownValue(
+      table: String,
+      field: String,
+      value: String,
+      known: Seq[String]
+  ): DeltaLifecycleException =
+    subError(
+      InvalidRedirect,
+      "UNKNOWN_VALUE",
+      "table" -> table,
+      "field" -> field,
+      "value" -> value,
+      "known" -> known.map(k => s"'$k'").mkString(", ")
+    )
+
+  def redirectRulesNotAList(table: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "RULES_NOT_A_LIST", "table" -> table)
+
+  def redirectRuleWithoutAppName(table: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "RULE_WITHOUT_APP_NAME", "table" -> table)
+
+  def redirectRuleOperationsNotAList(table: String, app: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "RULE_OPERATIONS_NOT_A_LIST", "table" -> table, "app" -> app)
+
+  def severalRedirectProperties(table: String, properties: Seq[String]): DeltaLifecycleException =
+    subError(
+      InvalidRedirect,
+      "SEVERAL_PROPERTIES",
+      "table" -> table,
+      "properties" -> properties.mkString(" and ")
+    )
+
+  def redirectFeatureWithoutProperty(table: String, feature: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "FEATURE_WITHOUT_PROPERTY", "table" -> table, "feature" -> feature)
+
+  def redirectLocationInvalid(
+      table: String,
+      location: String,
+      reason: String
+  ): DeltaLifecycleException =
+    subError(
+      InvalidRedirect,
+      "INVALID_LOCATION",
+      "table" -> table,
+      "location" -> location,
+      "reason" -> reason
+    )
+
+  def redirectDestinationTableMissing(table: String, destination: String): DeltaLifecycleException =
+    subError(
+      InvalidRedirect,
+      "DESTINATION_TABLE_MISSING",
+      "table" -> table,
+      "destination" -> destination
+    )
+
+  def redirectCommitMissing(table: String, version: Long): DeltaLifecycleException =
+    subError(InvalidRedirect, "COMMIT_MISSING", "table" -> table, "version" -> version)
+
+  def redirectDataChanged(table: String, version: Long): DeltaLifecycleException =
+    subError(InvalidRedirect, "DATA_CHANGED", "table" -> table, "version" -> version)
+
+  def noVersionBeforeRedirect(table: String): DeltaLifecycleException =
+    subError(InvalidRedirect, "NO_VERSION_BEFORE_REDIRECT", "table" -> table)
+
+  // ---- DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED ---------------------------------------------------
 
   def redirectWriteRefused(
       table: String,
       state: String,
       operation: String
   ): DeltaLifecycleException =
-    error(
-      "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED",
+    subError(
+      RedirectWriteRefused,
+      "IN_PROGRESS",
       "operation" -> operation,
       "table" -> table,
-      "reason" ->
-        (s"its redirect is in state $state, which accepts no writes or metadata " +
-          "changes. Wait until the redirect command finishes (or run it again to complete it), " +
-          "then retry.")
+      "state" -> state
     )
 
-  def redirectDestinationReadOnly(table: String, source: String): DeltaLifecycleException =
-    error(
-      "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED",
-      "operation" -> "write to",
+  def redirectDestinationReadOnly(
+      table: String,
+      source: String,
+      operation: String
+  ): DeltaLifecycleException =
+    subError(
+      RedirectWriteRefused,
+      "DESTINATION_READ_ONLY",
+      "operation" -> operation,
       "table" -> table,
-      "reason" ->
-        (s"it was the destination of a redirect from $source, which is being or has " +
-          s"been removed, so it is read-only. Write to $source instead.")
+      "source" -> source
     )
 
   def streamRedirectChanged(

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.core
 
 import scala.jdk.CollectionConverters._
 
-import com.fasterxml.jackson.databind.ObjectMapper
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -12,16 +12,28 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class ErrorConditionsSuite extends AnyFunSuite {
 
-  private val resource: Map[String, (String, String)] = {
+  private val root = {
     val in = getClass.getClassLoader.getResourceAsStream(LifecycleErrorConditions.Resource)
-    val root = try new ObjectMapper().readTree(in)
+    try new ObjectMapper().readTree(in)
     finally in.close()
+  }
+
+  private def template(node: JsonNode): String = node.get("message").asScala.map(_.asText).mkString
+
+  /** Condition -> (SQLSTATE, message template). */
+  private val resource: Map[String, (String, String)] =
     root.fields().asScala.map { entry =>
       val info = entry.getValue
-      entry.getKey ->
-        (info.get("sqlState").asText(), info.get("message").asScala.map(_.asText()).mkString)
+      entry.getKey -> (info.get("sqlState").asText(), template(info))
     }.toMap
-  }
+
+  /** Condition -> its sub-conditions' message templates (none for most conditions). */
+  private val subConditions: Map[String, Map[String, String]] =
+    root.fields().asScala.map { entry =>
+      entry.getKey -> Option(entry.getValue.get("subClass")).fold(Map.empty[String, String]) {
+        _.fields().asScala.map(sub => sub.getKey -> template(sub.getValue)).toMap
+      }
+    }.toMap
 
   /**
    * Every error `LifecycleErrors` builds, from one call of each constructor with sample arguments.
@@ -68,6 +80,9 @@ class ErrorConditionsSuite extends AnyFunSuite {
     raised.foreach { case (name, e) =>
       withClue(s"LifecycleErrors.$name: ") {
         assert(resource.contains(e.condition))
+        // A condition with sub-conditions is raised with one of them, and only such a one is.
+        assert(e.subCondition.isDefined === subConditions(e.condition).nonEmpty)
+        e.subCondition.foreach(sub => assert(subConditions(e.condition).contains(sub)))
         assert(e.getSqlState === resource(e.condition)._1)
         assert(e.getMessage.startsWith(s"[${e.condition}] "))
         assert(!e.getMessage.matches("(?s).*<[A-Za-z0-9_]+>.*"), e.getMessage)
@@ -78,5 +93,29 @@ class ErrorConditionsSuite extends AnyFunSuite {
 
   test("every condition in the resource is raised by some constructor") {
     assert(resource.keySet === raised.map(_._2.condition).toSet)
+  }
+
+  test("every sub-condition in the resource is raised by some constructor") {
+    val defined = subConditions.toSeq.flatMap { case (c, subs) => subs.keys.map(c -> _) }.toSet
+    assert(defined.nonEmpty)
+    assert(defined === raised.flatMap { case (_, e) => e.subCondition.map(e.condition -> _) }.toSet)
+  }
+
+  test("a sub-condition: the condition's template, then the sub-condition's, under the condition") {
+    val condition = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
+    val e = new DeltaLifecycleException(
+      condition,
+      Map("retentionMillis" -> "-5"),
+      subCondition = Some("NEGATIVE_RETENTION")
+    )
+    val expected = resource(condition)._2 + " " +
+      subConditions(condition)("NEGATIVE_RETENTION").replace("<retentionMillis>", "-5")
+    assert(e.getMessage === s"[$condition] $expected")
+    assert(e.getCondition === condition && e.condition === condition)
+    assert(e.getSqlState === resource(condition)._1)
+    assert(e.getMessageParameters.asScala === Map("retentionMillis" -> "-5"))
+    // Spark's reader refuses a sub-condition the resource lacks, and a missing one.
+    intercept[Throwable](new DeltaLifecycleException(condition, Map.empty, None, Some("NO_SUCH")))
+    intercept[Throwable](new DeltaLifecycleException(condition, Map("reason" -> "x")))
   }
 }

@@ -81,9 +81,7 @@ object LogCleanup extends Logging {
     // checkpoints, does not write such a table: every file stays, and the plan says why.
     val unknownWriterFeatures = ClientSupport.unsupportedForWriting(protocol)
     val retention = retentionMillis.getOrElse(tableRetentionMillis(metadata))
-    if (retention < 0) throw LifecycleErrors.invalidArgument(
-      s"The retention must not be negative (got $retention ms)."
-    )
+    if (retention < 0) throw LifecycleErrors.negativeRetention(retention)
     val protection = protectedBefore(protocol, metadata)
     val cutoffTime = nowMillis - retention
     cutoffCheckpoint(listing, cutoffTime) match {

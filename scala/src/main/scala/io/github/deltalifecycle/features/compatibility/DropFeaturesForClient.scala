@@ -38,17 +38,10 @@ final class DropFeaturesForClient(
   ): Seq[DropFeatureResult] = {
     val entry = ClientCapabilities.lookup(client) match {
       case Seq(one) => one
-      case many => throw LifecycleErrors.invalidArgument(
-          s"'$client' names ${many.size} version ranges (${many.map(_.id).mkString(", ")}); " +
-            "name one of them"
-        )
+      case many => throw LifecycleErrors.ambiguousClient(client, many.map(_.id))
     }
     // No drop turns a reader (Athena) into a writer: say so rather than name a pseudo-feature.
-    if (forWrites && entry.readOnly)
-      throw LifecycleErrors.invalidArgument(
-        s"${entry.id} reads Delta tables but writes none, so no feature drop makes " +
-          s"$displayName writable by it. Nothing was changed."
-      )
+    if (forWrites && entry.readOnly) throw LifecycleErrors.readOnlyClient(entry.id, displayName)
     val access = if (forWrites) "writable" else "readable"
     val head = log.latestHead()
     val verdict = Compatibility.evaluate(head.protocol, entry)
@@ -60,11 +53,7 @@ final class DropFeaturesForClient(
     if (undroppable.nonEmpty)
       throw LifecycleErrors.clientNeedsUndroppable(displayName, entry.id, access, undroppable)
     if (forWrites && verdict.writeNeedsTruncateHistory && !truncateHistory)
-      throw LifecycleErrors.invalidArgument(
-        s"${entry.id} does not write tables with checkpointProtection, which a fast drop adds. " +
-          s"Run ALTER TABLE $displayName DROP FEATURES FOR CLIENT '${entry.id}' FOR WRITES " +
-          "TRUNCATE HISTORY."
-      )
+      throw LifecycleErrors.clientNeedsTruncateHistory(entry.id, displayName)
     plan.map(_.feature).flatMap { name =>
       val feature = DroppableFeatures.lookup(name)
       // Per feature: TRUNCATE HISTORY applies to reader-writer features and is how

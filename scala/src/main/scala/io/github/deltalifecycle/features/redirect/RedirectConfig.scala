@@ -165,10 +165,7 @@ object RedirectConfig {
     found match {
       case Seq() => None
       case Seq((mode, key, value)) => Some(parse(mode, value, s"$key of $table"))
-      case many => throw LifecycleErrors.invalidRedirect(
-          s"the properties of $table",
-          s"${many.map(_._2).mkString(" and ")} are both set; a table has at most one redirect"
-        )
+      case many => throw LifecycleErrors.severalRedirectProperties(table, many.map(_._2))
     }
   }
 
@@ -206,19 +203,24 @@ object RedirectConfig {
   }
 
   /** A redirect property's value, a JSON object, as read so far; `where` names it in errors. */
-  private final class RedirectValue(root: JsonNode, where: String) {
+  private final class RedirectValue(root: JsonNode, val where: String) {
 
     private def field(names: String*): Option[JsonNode] =
       names.iterator.map(root.get).find(n => n != null && !n.isNull)
 
     def requiredText(names: String*): String =
-      field(names: _*).map(text(_, names.head)).getOrElse(invalid(s"${names.head} is missing"))
+      field(names: _*).map(text(_, names.head)).getOrElse(missing(names.head))
 
     def state: RedirectState = {
       val name = requiredText("State", "state")
-      RedirectState.parse(name).getOrElse(invalid(
-        s"unknown State '$name' (expected one of ${RedirectState.all.map(_.name).mkString(", ")})"
-      ))
+      RedirectState.parse(name).getOrElse(
+        throw LifecycleErrors.redirectUnknownValue(
+          where,
+          "State",
+          name,
+          RedirectState.all.map(_.name)
+        )
+      )
     }
 
     // The RFC shows Spec as a JSON string holding an object; accept that and a plain object.
@@ -226,7 +228,7 @@ object RedirectConfig {
       field("Spec", "spec") match {
         case Some(n) if n.isTextual && n.asText.trim.nonEmpty =>
           try JsonUtils.mapper.readTree(n.asText)
-          catch { case NonFatal(_) => invalid("Spec is a string but not JSON") }
+          catch { case NonFatal(_) => throw LifecycleErrors.redirectSpecNotJson(where) }
         case Some(n) if n.isObject => n
         case _ => JsonNodeFactory.instance.objectNode()
       },
@@ -236,25 +238,26 @@ object RedirectConfig {
     def noRedirectRules: Seq[NoRedirectRule] = field("NoRedirectRules", "noRedirectRules") match {
       case None => Nil
       case Some(n) if n.isArray => n.elements().asScala.toSeq.map(rule)
-      case Some(_) => invalid("NoRedirectRules must be a list")
+      case Some(_) => throw LifecycleErrors.redirectRulesNotAList(where)
     }
 
     private def rule(node: JsonNode): NoRedirectRule = {
       val app = Option(node.get("AppName")).orElse(Option(node.get("appName")))
         .filter(_.isTextual).map(_.asText)
-        .getOrElse(invalid("a NoRedirectRules entry has no AppName"))
+        .getOrElse(throw LifecycleErrors.redirectRuleWithoutAppName(where))
       val ops = Option(node.get("AllowWrite")).orElse(Option(node.get("allowedOperations"))) match {
         case None => Nil
         case Some(a) if a.isArray => a.elements().asScala.map(_.asText).toSeq
-        case Some(_) => invalid(s"AllowWrite of rule '$app' must be a list")
+        case Some(_) => throw LifecycleErrors.redirectRuleOperationsNotAList(where, app)
       }
       NoRedirectRule(app, ops)
     }
 
     private def text(node: JsonNode, what: String): String =
-      if (node.isTextual) node.asText else invalid(s"$what must be a string")
+      if (node.isTextual) node.asText
+      else throw LifecycleErrors.redirectFieldNotText(where, what)
 
-    def invalid(reason: String): Nothing = throw LifecycleErrors.invalidRedirect(where, reason)
+    def missing(field: String): Nothing = throw LifecycleErrors.redirectFieldMissing(where, field)
   }
 
   private object RedirectValue {
@@ -262,13 +265,11 @@ object RedirectConfig {
       val root =
         try JsonUtils.mapper.readTree(json)
         catch {
-          case NonFatal(e) => throw LifecycleErrors.invalidRedirect(
-              where,
-              s"the value is not JSON (${e.getMessage.linesIterator.next()})"
-            )
+          case NonFatal(e) =>
+            throw LifecycleErrors.redirectNotJson(where, e.getMessage.linesIterator.next())
         }
       if (root == null || !root.isObject)
-        throw LifecycleErrors.invalidRedirect(where, "the value must be a JSON object")
+        throw LifecycleErrors.redirectNotAnObject(where)
       new RedirectValue(root, where)
     }
   }
@@ -280,7 +281,7 @@ object RedirectConfig {
       names.iterator.map(node.get).find(n => n != null && n.isTextual).map(_.asText)
 
     private def required(name: String, missing: String): String =
-      text(name).getOrElse(value.invalid(s"$missing is missing"))
+      text(name).getOrElse(value.missing(missing))
 
     /** Where a redirect of `redirectType` points. */
     def target(redirectType: String): RedirectSpec = redirectType match {
@@ -289,16 +290,23 @@ object RedirectConfig {
       case t if t.equalsIgnoreCase(SessionCatalogType) =>
         RedirectSpec.Table(required("Table", "Spec.Table"), text("Location"))
       case PreviewPathType => RedirectSpec.Location(required("destPath", "spec.destPath"))
-      case other => value.invalid(
-          s"unknown Type '$other' (this client knows " +
-            s"'$ObjectStoreType', '$SessionCatalogType' and '$PreviewPathType')"
+      case other => throw LifecycleErrors.redirectUnknownValue(
+          value.where,
+          "Type",
+          other,
+          Seq(ObjectStoreType, SessionCatalogType, PreviewPathType)
         )
     }
 
     /** The feature the redirect takes on at READY, where it is not `mode`, the stored one. */
     def targetMode(mode: RedirectMode): Option[RedirectMode] = text("Mode").map { m =>
       RedirectMode.all.find(_.sqlName.equalsIgnoreCase(m.trim))
-        .getOrElse(value.invalid(s"unknown Spec.Mode '$m' (expected READER WRITER or WRITER ONLY)"))
+        .getOrElse(throw LifecycleErrors.redirectUnknownValue(
+          value.where,
+          "Spec.Mode",
+          m,
+          RedirectMode.all.map(_.sqlName)
+        ))
     }.filter(_ != mode)
   }
 }

@@ -94,10 +94,9 @@ object RedirectLookup {
     if (
       config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))
     ) {
-      throw LifecycleErrors.invalidRedirect(
+      throw LifecycleErrors.redirectFeatureWithoutProperty(
         path.toString,
-        "the protocol names redirectReaderWriter but no redirect property is set, " +
-          "so no client can tell where the table lives"
+        RedirectMode.ReaderWriter.feature
       )
     }
     val info = Some(RedirectInfo(log.tablePath, latest, protocol, metadata, config))
@@ -288,21 +287,16 @@ object RedirectLookup {
   ): Long = {
     var v = from
     while (v > 0) {
-      val commit = listing.commit(v).getOrElse(throw LifecycleErrors.invalidRedirect(
-        log.tablePath.toString,
-        s"commit $v is missing, so the version before the redirect cannot be found"
-      ))
+      val commit = listing.commit(v).getOrElse(
+        throw LifecycleErrors.redirectCommitMissing(log.tablePath.toString, v)
+      )
       val actions = ActionReader.readJson(log.readFs, commit.status)
       if (
         !dataChangesAllowed && actions.exists(a =>
           a.isInstanceOf[AddFile] || a.isInstanceOf[RemoveFile] || a.isInstanceOf[AddCDCFile]
         )
       ) {
-        throw LifecycleErrors.invalidRedirect(
-          log.tablePath.toString,
-          s"version $v changed data after the redirect began, which the RFC forbids; " +
-            "the source cannot be read safely"
-        )
+        throw LifecycleErrors.redirectDataChanged(log.tablePath.toString, v)
       }
       val addsRedirectFeature = actions.exists {
         case p: Protocol => RedirectConfig.protocolNames(p).nonEmpty
@@ -314,9 +308,6 @@ object RedirectLookup {
       }
       v -= 1
     }
-    throw LifecycleErrors.invalidRedirect(
-      log.tablePath.toString,
-      "no version before the redirect is retained in the log"
-    )
+    throw LifecycleErrors.noVersionBeforeRedirect(log.tablePath.toString)
   }
 }

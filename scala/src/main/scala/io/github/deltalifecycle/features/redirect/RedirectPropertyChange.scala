@@ -44,10 +44,9 @@ final class RedirectPropertyChange(
 
   /** The mode whose property `key` is: this client writes the RFC's spellings only. */
   private def modeWritten(key: String): RedirectMode =
-    RedirectMode.all.find(m => m.property == key).getOrElse(throw LifecycleErrors.invalidArgument(
-      s"$key is delta-spark's preview spelling; " +
-        s"this client writes ${RedirectMode.all.map(_.property).mkString(" or ")}."
-    ))
+    RedirectMode.all.find(m => m.property == key).getOrElse(
+      throw LifecycleErrors.previewRedirectProperty(key, RedirectMode.all.map(_.property))
+    )
 
   /**
    * As SET REDIRECT does: enabling is stored under the writer-only feature (the source stays

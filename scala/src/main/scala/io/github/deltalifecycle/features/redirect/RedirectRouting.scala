@@ -59,7 +59,7 @@ object RedirectRouting {
         access match {
           case Access.Read => Route.Direct
           case Access.Write(_) =>
-            throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe)
+            throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe, "write to")
         }
       case Some(c) =>
         // The Table Redirection RFC: NoRedirectRules keep an application on the source, but
@@ -118,12 +118,10 @@ object RedirectRouting {
    */
   def destinationPath(ctx: RoutingContext, where: String, spec: RedirectSpec): Path = spec match {
     case RedirectSpec.Location(uri) =>
-      Locations.parse(uri)(reason =>
-        LifecycleErrors.invalidRedirect(where, s"its location '$uri' is not valid ($reason)")
-      )
+      Locations.parse(uri)(LifecycleErrors.redirectLocationInvalid(where, uri, _))
     case RedirectSpec.Table(name, recorded) =>
       ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
-        throw LifecycleErrors.invalidRedirect(where, s"the destination table $name does not exist")
+        throw LifecycleErrors.redirectDestinationTableMissing(where, name)
       )
   }
 
@@ -146,7 +144,7 @@ object RedirectRouting {
     scala.util.Try(Locations.qualify(
       location,
       ctx.hadoopConf
-    )(LifecycleErrors.invalidArgument).toString).getOrElse(location)
+    )(LifecycleErrors.unusableRedirectTarget(location, _)).toString).getOrElse(location)
 
   /**
    * A destination must not be redirected itself, except as the marked destination of this very

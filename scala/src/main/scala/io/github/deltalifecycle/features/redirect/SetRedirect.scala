@@ -7,33 +7,11 @@ import io.github.deltalifecycle.core.{
   LifecycleErrors,
   Locations,
   LogCommitter,
-  LogFiles,
   Progress,
-  TableLog,
-  TableName
+  TableLog
 }
-import io.github.deltalifecycle.shims.CatalogShim
-import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
-import org.apache.spark.sql.deltalifecycle.SparkInternals
-import org.apache.spark.sql.delta.util.FileNames
-
-/**
- * Where SET REDIRECT points: a location, or a table in the session catalog (created by the
- * command).
- */
-sealed trait RedirectTarget
-object RedirectTarget {
-  final case class ToLocation(uri: String) extends RedirectTarget
-
-  /**
-   * `qualifiedName` is db.table as SQL text, a part quoted when it must be (`` `my.db`.t ``);
-   * `location` is where the new catalog table's files go.
-   */
-  final case class ToTable(qualifiedName: String, location: String, exists: Boolean)
-      extends RedirectTarget
-}
 
 /**
  * The RFC's enable procedure: NORMAL -> ENABLE-REDIRECT-IN-PROGRESS on the source; copy the data
@@ -41,6 +19,10 @@ object RedirectTarget {
  * Delta client reads on its own; verify; register the catalog table when the target is one;
  * ENABLE-REDIRECT-IN-PROGRESS -> READY. Every step can be re-run: a second SET REDIRECT with the
  * same target resumes an interrupted one, and UNSET REDIRECT cancels it.
+ *
+ * This class is the state machine; the copies are [[SetRedirectCopy]]'s, the destination's checks
+ * [[DestinationChecks]]', the marker of a pre-copy [[PreCopyMarker]]'s and the registration of a
+ * catalog target [[CatalogRegistration]]'s.
  */
 final class SetRedirect(
     spark: SparkSession,
@@ -49,12 +31,10 @@ final class SetRedirect(
     displayName: String
 ) {
   private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
-  // Spark's name for its session catalog (CatalogManager's constant is private to Spark).
-  private val SessionCatalogName = "spark_catalog"
   // One SetRedirect per command: the report collects what this run does.
   private val report = new ProcedureReport
-  // A fault-injection step inside a copy task, after its first copied file (tests only).
-  private val MidDataCopyStep = "setRedirect.midDataCopy"
+  private val checks = new DestinationChecks(ctx, log, displayName)
+  private val copies = new SetRedirectCopy(spark, ctx, log, displayName, report, checks)
 
   def run(
       target: RedirectTarget,
@@ -67,7 +47,7 @@ final class SetRedirect(
     val current = fresh()
     current.requireDirectCommits(displayName, "redirect")
     if (current.config.exists(isReady(_, enabling))) return nothingToDo(current, spec)
-    requireDirectCommitsAt(destPath)
+    checks.requireDirectCommitsAt(destPath)
 
     val total = Progress.run(spark, s"SET REDIRECT on $displayName", 5) { progress =>
       progress.start(s"pre-copy the table to $destPath while it accepts writes")
@@ -79,7 +59,7 @@ final class SetRedirect(
       FaultInjection.step("setRedirect.afterEnable")
 
       progress.start(s"copy what the table committed since to $destPath")
-      val copied = copyTable(enabled, destPath, progress, preCopied.map(_._1))
+      val copied = copies.copyTable(enabled, destPath, progress, preCopied.map(_._1))
       val copiedInAll = preCopied.fold(copied)(p => p._2 + copied)
       FaultInjection.step("setRedirect.afterCopy")
 
@@ -110,21 +90,17 @@ final class SetRedirect(
       RedirectPlan.of(ctx, displayName, current, Some(spec), refusals.result, steps)
     if (current.config.exists(isReady(_, enabling)))
       return planned(Seq(s"already READY to ${spec.describe}; nothing to do"))
-    refusals.check(requireDirectCommitsAt(destPath))
+    refusals.check(checks.requireDirectCommitsAt(destPath))
     val resuming = resumes(current, enabling).fold(e => { refusals.add(e); false }, identity)
     if (!resuming) {
       refusals.check(checkSupported(current))
-      refusals.check(checkTarget(target, destPath))
+      refusals.check(checks.checkTarget(target, destPath))
     }
     val upTo =
       if (resuming) RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, current)
       else current.version
     Progress.run(spark, s"SET REDIRECT DRY RUN on $displayName", 2) { progress =>
-      val copy = tableCopy(current.metadata.id, progress)
-      progress.start(s"list the data files of versions up to $upTo, and look them up at $destPath")
-      val data = copy.forecastReferenced(log.tablePath, destPath, log.listing(), upTo)
-      progress.start(s"look the log files up to version $upTo up at $destPath")
-      val logFiles = copy.forecastLog(log.tablePath, destPath, logFilesUpTo(upTo))
+      val (data, logFiles) = copies.forecast(current.metadata.id, destPath, upTo, progress)
       planned(planSteps(target, destPath, resuming, upTo, data, logFiles))
         .withCopy(data, Some(logFiles))
     }
@@ -211,7 +187,7 @@ final class SetRedirect(
   ): RedirectInfo = resumes(current, enabling).fold(e => throw e, identity) match {
     case false =>
       checkSupported(current)
-      checkTarget(target, destPath)
+      checks.checkTarget(target, destPath)
       val version = LogCommitter.commitRebasing(
         log,
         current.version,
@@ -263,14 +239,6 @@ final class SetRedirect(
       ))
   }
 
-  /**
-   * The copy writes the destination's log. A resumed run finds its own partial copy there, which
-   * may not read as a table yet; it is a copy of the source, checked already.
-   */
-  private def requireDirectCommitsAt(destPath: Path): Unit =
-    scala.util.Try(RedirectLookup.read(ctx.hadoopConf, destPath)).toOption.flatten
-      .foreach(_.requireDirectCommits(destPath.toString, s"redirect $displayName to"))
-
   /** Copying and re-protocolling a table is safe only if every feature it uses is understood. */
   private def checkSupported(info: RedirectInfo): Unit =
     if (!ClientSupport.canWrite(info.protocol)) {
@@ -280,14 +248,6 @@ final class SetRedirect(
         "redirect the table"
       )
     }
-
-  private def tableCopy(tableId: String, progress: Progress): TableCopy = new TableCopy(
-    spark,
-    ctx.hadoopConf,
-    progress,
-    TableCopy.jobGroupId(tableId),
-    s"SET REDIRECT on $displayName"
-  )
 
   /**
    * The online part of the copy: the data files of the latest version and its retained history,
@@ -305,101 +265,15 @@ final class SetRedirect(
   ): Option[(Long, CopyStats)] = {
     if (current.config.nonEmpty) return None
     checkSupported(current)
-    checkTarget(target, destPath)
-    writePreCopyMarker(destPath)
-    val stats = tableCopy(current.metadata.id, progress).copyReferenced(
-      log.tablePath,
-      destPath,
-      log.listing(),
-      current.version,
-      MidDataCopyStep
-    )
-    report.note(
-      s"pre-copied ${stats.filesCopied} data files (${stats.bytesCopied} bytes) of the versions " +
-        s"up to ${current.version} while the source accepted writes " +
-        s"(${stats.route.fold("")(_.describe)})"
-    )
-    noteReferencedInPlace(stats)
-    Some((current.version, stats))
+    checks.checkTarget(target, destPath)
+    Some((current.version, copies.preCopy(current, destPath, progress)))
   }
 
-  private def preCopyMarker(dest: Path): Path = new Path(dest, SetRedirect.PreCopyMarkerName)
-
-  /** The marker names the source by its qualified location. */
-  private def writePreCopyMarker(dest: Path): Unit = {
-    val fs = dest.getFileSystem(ctx.hadoopConf)
-    val out = fs.create(preCopyMarker(dest), true)
-    try out.write(log.tablePath.toString.getBytes(java.nio.charset.StandardCharsets.UTF_8))
-    finally out.close()
-  }
-
-  /** Whether `dest` holds this source's pre-copy: the marker naming it, and no log yet. */
-  private def holdsOwnPreCopy(dest: Path): Boolean = {
-    val fs = dest.getFileSystem(ctx.hadoopConf)
-    !fs.exists(new Path(dest, LogFiles.LogDirName)) && scala.util.Try {
-      val in = fs.open(preCopyMarker(dest))
-      try new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
-      finally in.close()
-    }.toOption.contains(log.tablePath.toString)
-  }
-
-  /**
-   * Copies the data files (with a pre-copy, only those the commits after it name) and the log up to
-   * the version before the redirect, in one job; verifies the destination is a table at that
-   * version, and removes the pre-copy marker.
-   */
-  private def copyTable(
-      enabled: RedirectInfo,
-      destPath: Path,
-      progress: Progress,
-      preCopiedUpTo: Option[Long]
-  ): CopyStats = {
-    val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, enabled)
-    val stats = tableCopy(enabled.metadata.id, progress).copyReferenced(
-      log.tablePath,
-      destPath,
-      log.listing(),
-      copiedUpTo,
-      MidDataCopyStep,
-      after = preCopiedUpTo,
-      logFiles = logFilesUpTo(copiedUpTo)
-    )
-    FaultInjection.step("setRedirect.afterFileCopy")
-    verifyDestination(destPath, copiedUpTo)
-    destPath.getFileSystem(ctx.hadoopConf).delete(preCopyMarker(destPath), false)
-    report.note(
-      s"copied ${stats.filesCopied - stats.logFilesCopied} data files and " +
-        s"${stats.logFilesCopied} log files (${stats.bytesCopied} bytes) up to version " +
-        s"$copiedUpTo (${stats.route.fold("")(_.mode.name)}); " +
-        s"${stats.filesAlreadyThere} were already there"
-    )
-    noteReferencedInPlace(stats)
-    stats
-  }
-
-  private def noteReferencedInPlace(stats: CopyStats): Unit =
-    if (stats.filesReferencedInPlace > 0) {
-      report.note(
-        s"${stats.filesReferencedInPlace} files the log references by absolute paths " +
-          s"outside ${log.tablePath} were not copied: the destination reads them where they are"
-      )
-    }
-
-  /**
-   * Registers a catalog target as an external Delta table at the copied location, through the
-   * session catalog as `CREATE TABLE name USING delta LOCATION '...'` does: delta-spark takes the
-   * schema from the log there. A re-run finds it registered and leaves it.
-   */
+  /** A catalog target is registered at the copied location; a re-run finds it registered. */
   private def register(target: RedirectTarget, destPath: Path): Unit = target match {
     case RedirectTarget.ToTable(name, _, _) =>
-      val parts = TableName.parts(name)
-      val ident = Identifier.of(parts.init.toArray, parts.last)
-      val catalog =
-        SparkInternals.catalog(spark, SessionCatalogName).asInstanceOf[TableCatalog]
-      if (!catalog.tableExists(ident)) {
-        CatalogShim.createExternalDeltaTable(catalog, ident, destPath.toString)
+      if (CatalogRegistration.registerExternal(spark, name, destPath))
         report.note(s"registered $name at $destPath")
-      }
     case _: RedirectTarget.ToLocation =>
   }
 
@@ -434,13 +308,9 @@ final class SetRedirect(
     ).getOrElse(throw LifecycleErrors.notADeltaTable(sourcePath.toString, "there is no Delta log"))
 
   private def qualify(location: String): String =
-    Locations.qualify(location, ctx.hadoopConf) { reason =>
-      LifecycleErrors.invalidArgument(
-        s"The redirect target '$location' is not a location this session can use ($reason). " +
-          "Give an absolute path or a URI with a scheme Hadoop knows, " +
-          "such as file:/..., s3a://... or abfss://..."
-      )
-    }.toString
+    Locations.qualify(location, ctx.hadoopConf)(
+      LifecycleErrors.unusableRedirectTarget(location, _)
+    ).toString
 
   private def sameTarget(c: RedirectConfig, spec: RedirectSpec): Boolean = (c.spec, spec) match {
     case (RedirectSpec.Location(a), RedirectSpec.Location(b)) =>
@@ -448,92 +318,4 @@ final class SetRedirect(
     case (RedirectSpec.Table(a, _), RedirectSpec.Table(b, _)) => a.equalsIgnoreCase(b)
     case _ => false
   }
-
-  /**
-   * The checks made before anything is written: allowed, not overlapping the source, absent or
-   * empty (or holding this source's own pre-copy, from a run cut short before it wrote any log).
-   */
-  private def checkTarget(target: RedirectTarget, dest: Path): Unit = {
-    RedirectRouting.checkAllowed(ctx, dest.toString)
-    val src = log.tablePath.toString.stripSuffix("/") + "/"
-    val dst = dest.toString.stripSuffix("/") + "/"
-    if (src.startsWith(dst) || dst.startsWith(src)) {
-      throw LifecycleErrors.redirectDestinationNotEmpty(
-        dest.toString,
-        "it is the source table's location, or inside or around it"
-      )
-    }
-    target match {
-      case RedirectTarget.ToTable(name, _, true) =>
-        throw LifecycleErrors.redirectDestinationNotEmpty(
-          name,
-          "the table already exists in the catalog"
-        )
-      case _ =>
-    }
-    val fs = dest.getFileSystem(ctx.hadoopConf)
-    if (fs.exists(dest)) {
-      val status = fs.getFileStatus(dest)
-      if (!status.isDirectory)
-        throw LifecycleErrors.redirectDestinationNotEmpty(dest.toString, "it is a file")
-      val entries = fs.listStatus(dest)
-      if (entries.nonEmpty && !holdsOwnPreCopy(dest)) {
-        val what = if (entries.exists(_.getPath.getName == LogFiles.LogDirName))
-          "it holds a Delta table"
-        else s"it holds ${entries.length} entries"
-        throw LifecycleErrors.redirectDestinationNotEmpty(dest.toString, what)
-      }
-    }
-  }
-
-  /** The log files a reader of versions up to `version` may use, and none written after it. */
-  private def logFilesUpTo(version: Long): Seq[FileStatus] = {
-    val listing = log.listing()
-    val commits = listing.commits.filter(_.version <= version).map(_.status)
-    val checksums = listing.checksums.values.filter(_.version <= version).map(_.status)
-    val compactions = listing.compactions.filter(_.end <= version).map(_.status)
-    val checkpoints =
-      listing.checkpoints.filter(_.version <= version).flatMap(_.files.map(_.status))
-    val fs = log.fs
-    val sidecarDir = FileNames.sidecarDirPath(log.logPath)
-    val sidecars =
-      if (fs.exists(sidecarDir)) fs.listStatus(sidecarDir).toSeq.filter(_.isFile) else Nil
-    val lastCheckpoint =
-      scala.util.Try(fs.getFileStatus(new Path(
-        log.logPath,
-        TableLog.LastCheckpointFileName
-      ))).toOption
-        .filter(_ => listing.checkpoints.exists(_.version <= version))
-    commits ++ checksums ++ compactions ++ checkpoints ++ sidecars ++ lastCheckpoint
-  }
-
-  /**
-   * The destination must be a Delta table at exactly the copied version, readable by this client's
-   * log core.
-   */
-  private def verifyDestination(dest: Path, version: Long): Unit = {
-    val destLog = TableLog.forPath(ctx.hadoopConf, dest)
-    val listing = destLog.tailListing()
-    if (listing.latestVersion != version) {
-      throw LifecycleErrors.redirectCopyMismatch(
-        s"the destination's latest version is ${listing.latestVersion}, expected $version"
-      )
-    }
-    val (destProtocol, destMetadata) = destLog.protocolAndMetadataAt(version, listing)
-    val (srcProtocol, srcMetadata) = log.protocolAndMetadataAt(version, log.listingFor(version))
-    if (destProtocol != srcProtocol || destMetadata.id != srcMetadata.id) {
-      throw LifecycleErrors.redirectCopyMismatch(
-        "the destination's protocol or table id differs from the source's"
-      )
-    }
-  }
-}
-
-object SetRedirect {
-
-  /**
-   * The file that marks a destination as holding a source's pre-copy (hidden from Delta readers and
-   * VACUUM by its leading underscore); it goes once the log is copied.
-   */
-  val PreCopyMarkerName = "_delta_lifecycle_precopy"
 }

@@ -44,10 +44,5 @@ case class InterceptRedirectPropertyChanges(spark: SparkSession) extends Rule[Lo
     RedirectMode.all.map(_.property).find(_.equalsIgnoreCase(key)).getOrElse(key)
 
   private def only(keys: Seq[String]): Unit =
-    if (keys.size != 1) {
-      throw LifecycleErrors.invalidArgument(
-        "Change a redirect property on its own, in one ALTER TABLE statement " +
-          s"(got ${keys.mkString(", ")})."
-      )
-    }
+    if (keys.size != 1) throw LifecycleErrors.redirectPropertyNotAlone(keys)
 }

@@ -31,7 +31,7 @@ case class SetRedirectCommand(
     val target = (location, targetTable) match {
       case (Some(uri), _) =>
         if (uri.trim.isEmpty)
-          throw LifecycleErrors.invalidArgument("SET REDIRECT needs a non-empty location.")
+          throw LifecycleErrors.emptyRedirectLocation(table.displayName)
         RedirectTarget.ToLocation(uri)
       case (_, Some(name)) => tableTarget(spark, name)
       case _ => throw new IllegalStateException("the parser requires a location or a table")
@@ -54,10 +54,7 @@ case class SetRedirectCommand(
       case Seq(db, t) => TableIdentifier(t, Some(db))
       case Seq(catalog, db, t) if catalog.equalsIgnoreCase("spark_catalog") =>
         TableIdentifier(t, Some(db))
-      case _ => throw LifecycleErrors.invalidArgument(
-          "SET REDIRECT TO TABLE needs a session catalog table name (db.t), " +
-            s"not ${TableName.sql(name)}."
-        )
+      case _ => throw LifecycleErrors.notSessionCatalogTable(TableName.sql(name))
     }
     val qualified = TableName.sql(ident.database.toSeq :+ ident.table)
     val catalog = SparkInternals.sessionCatalog(spark)

@@ -31,9 +31,7 @@ object LifecycleTableRef {
 
   def resolve(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = nameParts match {
     case Seq(provider, location) if provider.equalsIgnoreCase("delta") && looksLikePath(location) =>
-      val path = Locations.parse(location)(reason =>
-        LifecycleErrors.invalidArgument(s"delta.`$location` is not a valid path ($reason)")
-      )
+      val path = Locations.parse(location)(LifecycleErrors.invalidTablePath(location, _))
       LifecycleTableRef(path, s"delta.`$location`", None)
     case _ => resolveInCatalog(spark, nameParts)
   }
