@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
+from delta.tables import DeltaTable
 from pyspark.sql import SparkSession
 
 from conftest import condition_of, delta_rs_ids
@@ -99,6 +100,44 @@ def test_replacing_a_redirected_table_by_name_replaces_it_at_the_destination(
     spark.sql("ALTER TABLE shop.stock UNSET REDIRECT")
     assert names(spark, "shop.stock") == [30, 40]
     assert delta_rs_ids(Path(source.removeprefix("file:"))) == [30, 40]
+
+
+def test_delta_table_api_by_name_and_path_follows_a_redirect(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """delta-spark's DeltaTable.forName (one, two and three parts, and delta.`path`) and
+    DeltaTable.forPath build their table without asking a catalog; configure_spark makes them
+    follow the redirect, so the operations that open the log act on the destination."""
+    spark.sql("CREATE TABLE shop.ledger (id BIGINT) USING delta")
+    spark.sql("INSERT INTO shop.ledger VALUES (1), (2)")
+    source = spark.sql("DESCRIBE DETAIL shop.ledger").collect()[0]["location"]
+    dest = tmp_path / "ledger-moved"
+    spark.sql(f"ALTER TABLE shop.ledger SET REDIRECT TO '{dest}'")
+    spark.sql("INSERT INTO shop.ledger VALUES (3)")  # version 2 of the destination
+
+    spark.sql("USE shop")
+    try:
+        tables = {
+            "ledger": DeltaTable.forName(spark, "ledger"),
+            "shop.ledger": DeltaTable.forName(spark, "shop.ledger"),
+            "spark_catalog.shop.ledger": DeltaTable.forName(spark, "spark_catalog.shop.ledger"),
+            "delta.`source`": DeltaTable.forName(spark, f"delta.`{source}`"),
+            "forPath": DeltaTable.forPath(spark, source),
+        }
+    finally:
+        spark.sql("USE default")
+    for how, table in tables.items():
+        history = table.history().collect()
+        assert [r["version"] for r in history][0] == 2, how
+        assert table.detail().collect()[0]["location"] == f"file:{dest}", how
+        assert sorted(r[0] for r in table.toDF().collect()) == [1, 2, 3], how
+    tables["ledger"].optimize().executeCompaction()
+    assert DeltaTable.forPath(spark, str(dest)).history(1).collect()[0]["operation"] == "OPTIMIZE"
+    assert delta_rs_ids(dest) == [1, 2, 3]
+    # A table that is not redirected is delta-spark's own, at its own location.
+    spark.sql("CREATE TABLE shop.journal (id BIGINT) USING delta")
+    journal = spark.sql("DESCRIBE DETAIL shop.journal").collect()[0]["location"]
+    assert DeltaTable.forName(spark, "shop.journal").detail().collect()[0]["location"] == journal
 
 
 def test_path_access_in_a_hive_session(spark: SparkSession, tmp_path: Path) -> None:

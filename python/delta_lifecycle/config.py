@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from pyspark.sql import SparkSession
 
+from delta_lifecycle import _delta_tables
 from delta_lifecycle._version import MAVEN_GROUP, __version__
 from delta_lifecycle.lines import current_line
 
@@ -302,6 +303,10 @@ def configure_spark(
     * this project's catalog (Delta's, made redirect-aware) as ``spark_catalog``, unless
       the builder already names a catalog other than Delta's.
 
+    It also makes delta-spark's ``DeltaTable.forPath`` and ``DeltaTable.forName`` follow a
+    redirect in sessions with this extension (they build their table without asking any
+    catalog); in other sessions they are delta-spark's own.
+
     Values already on the builder are kept, so this can be combined with other
     configuration, before or after. Like delta-spark's ``configure_spark_with_delta_pip``,
     it is meant for sessions started from Python (``python app.py``, notebooks, tests,
@@ -347,4 +352,7 @@ def configure_spark(
     # reading it is the only way to append to what the caller has already set.
     for key, value in spark_configuration(builder._options, extra_packages).items():
         builder.config(key, value)
+    # delta-spark's DeltaTable.forPath/forName skip every catalog; in this project's sessions
+    # they follow a redirect too (delta_lifecycle._delta_tables).
+    _delta_tables.install()
     return builder

@@ -30,8 +30,16 @@ object DeltaTableRouting {
    * table with the catalog's name in front (which `DeltaTable.forName` loads through the catalog,
    * so it is routed); any other name as it was given.
    */
-  def nameFor(spark: SparkSession, name: String): String = {
-    val parts = TableName.parts(name)
+  def nameFor(spark: SparkSession, name: String): String = TableName.parts(name) match {
+    // delta.`<path>`, which delta-spark opens as forPath does.
+    case Seq(format, path)
+        if DeltaSourceUtils.isDeltaDataSourceName(format) &&
+          new Path(path).isAbsolute =>
+      TableName.sql(Seq(format, pathFor(spark, path)))
+    case parts => catalogNameFor(spark, parts, name)
+  }
+
+  private def catalogNameFor(spark: SparkSession, parts: Seq[String], name: String): String = {
     val entry =
       if (
         parts.length > 2 || SparkInternals.currentCatalogName(spark) !=
