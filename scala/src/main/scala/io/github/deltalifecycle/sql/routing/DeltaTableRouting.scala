@@ -1,12 +1,12 @@
 package io.github.deltalifecycle.sql.routing
 
-import scala.util.control.NonFatal
+import scala.util.Try
 
 import io.github.deltalifecycle.core.{DeltaLifecycleException, TableName}
 import io.github.deltalifecycle.features.redirect.Access
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.sources.DeltaSourceUtils
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -28,38 +28,29 @@ object DeltaTableRouting {
   /**
    * For a one- or two-part `name` of a redirected Delta table in the session catalog, the same
    * table with the catalog's name in front (which `DeltaTable.forName` loads through the catalog,
-   * so it is routed); any other name as it was given.
+   * so it is routed); for a redirected ``delta.`<path>` ``, the destination's; any other name as it
+   * was given, temporary views included (delta-spark refuses those itself).
    */
-  def nameFor(spark: SparkSession, name: String): String = TableName.parts(name) match {
-    // delta.`<path>`, which delta-spark opens as forPath does.
-    case Seq(format, path)
-        if DeltaSourceUtils.isDeltaDataSourceName(format) &&
-          new Path(path).isAbsolute =>
-      TableName.sql(Seq(format, pathFor(spark, path)))
-    case parts => catalogNameFor(spark, parts, name)
+  def nameFor(spark: SparkSession, name: String): String = {
+    val parts = TableName.parts(name)
+    val routed = for {
+      named <- Some(parts).filter(p => p.length <= 2 && !isTempView(spark, p))
+      ref <- Try(LifecycleTableRef.resolve(spark, named)).toOption
+      dest <- destination(spark, ref.path, name)
+      routedName <- ref.catalogTable match {
+        case Some(entry) =>
+          val id = entry.identifier
+          Some(TableName.sql(Seq(SparkInternals.SessionCatalogName) ++ id.database :+ id.table))
+        case None if DeltaSourceUtils.isDeltaDataSourceName(parts.head) =>
+          Some(TableName.sql(Seq(parts.head, dest.toString)))
+        case None => None
+      }
+    } yield routedName
+    routed.getOrElse(name)
   }
 
-  private def catalogNameFor(spark: SparkSession, parts: Seq[String], name: String): String = {
-    val entry =
-      if (
-        parts.length > 2 || SparkInternals.currentCatalogName(spark) !=
-          SparkInternals.SessionCatalogName
-      ) None
-      else
-        try {
-          val catalog = SparkInternals.sessionCatalog(spark)
-          val id = TableIdentifier(parts.last, parts.init.headOption)
-          if (catalog.isTempView(id)) None else Some(catalog.getTableMetadata(id))
-        } catch { case NonFatal(_) => None }
-    entry.filter(e => DeltaSourceUtils.isDeltaTable(e.provider))
-      .filter(e => destination(spark, new Path(e.location), name).isDefined)
-      .map(e =>
-        TableName.sql(
-          Seq(SparkInternals.SessionCatalogName) ++ e.identifier.database :+ e.identifier.table
-        )
-      )
-      .getOrElse(name)
-  }
+  private def isTempView(spark: SparkSession, parts: Seq[String]): Boolean =
+    SparkInternals.sessionCatalog(spark).isTempView(parts)
 
   /**
    * A `DeltaTable` both reads and writes (vacuum, optimize); it is routed as a read, which goes

@@ -80,6 +80,11 @@ class SessionRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
     val after = spark.sessionState.catalog.getTableMetadata(TableIdentifier("replaced"))
     assert(after.location === entry.location)
     assert(sql("DESCRIBE REDIRECT replaced").head.getAs[String]("state") === "READY")
+
+    // The same replacement of a redirected table by its path.
+    val source = new Path(entry.location).toString
+    sql(s"CREATE OR REPLACE TABLE delta.`$source` USING delta AS SELECT id FROM range(7, 9)")
+    assert(idsOf(s"delta.`$dest`") === Seq(7L, 8L))
   }
 
   /**
