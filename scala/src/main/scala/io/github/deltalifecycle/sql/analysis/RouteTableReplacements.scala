@@ -8,7 +8,13 @@ import io.github.deltalifecycle.sql.routing.SessionRouting
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.ResolvedIdentifier
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, ReplaceTable, ReplaceTableAsSelect}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  LogicalPlan,
+  ReplaceTable,
+  ReplaceTableAsSelect,
+  TableSpec,
+  UnresolvedTableSpec
+}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.delta.sources.DeltaSourceUtils
@@ -16,30 +22,76 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
  * Routes the replacement of a table by name: `CREATE OR REPLACE TABLE … [AS SELECT]`, `REPLACE
- * TABLE`, and the DataFrame API's `saveAsTable` in overwrite mode (with or without `replaceWhere`),
- * which Spark plans as a replace. delta-spark stages a replacement at the location of the table's
- * catalog entry without asking the catalog to load it, so
- * [[io.github.deltalifecycle.sql.LifecycleCatalog]] never sees it. For a redirected source the
+ * TABLE`, `DeltaTable.createOrReplace()`, and the DataFrame API's `saveAsTable` in overwrite mode
+ * (with or without `replaceWhere`), which Spark plans as a replace. delta-spark stages a
+ * replacement at the location of the table's catalog entry without asking the catalog to load it,
+ * so [[io.github.deltalifecycle.sql.LifecycleCatalog]] never sees it. For a redirected source the
  * replacement goes to the destination instead, named by its path: the catalog entry keeps the
  * source's location (the redirect lives in the source's log), as every other write by name leaves
- * it. The same replacement of a redirected ``delta.`path` `` goes to the destination too. A
- * replacement that sets its own location, or of a table that does not exist yet, is delta-spark's
+ * it. The same replacement of a redirected ``delta.`path` `` goes to the destination too, and so
+ * does its location when it names the source itself (`DeltaTable.createOrReplace().location(…)`). A
+ * replacement that sets another location, or of a table that does not exist yet, is delta-spark's
  * as it is.
+ *
+ * A schema-only `CREATE OR REPLACE` by name becomes a `REPLACE` of the destination's path: the
+ * table exists (a redirect's destination is a Delta table), so both replace it, while delta-spark
+ * takes a `CREATE OR REPLACE` of a path for a creation at an existing location and refuses a new
+ * schema (`DELTA_CREATE_TABLE_SCHEME_MISMATCH`). The history names it `REPLACE TABLE`.
  */
 case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan] {
   private val write = Access.Write(Set("WRITE"))
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperators {
-    case r: ReplaceTableAsSelect if r.tableSpec.location.isEmpty => r.mapChildren(routed)
-    case r: ReplaceTable if r.tableSpec.location.isEmpty => r.mapChildren(routed)
+    case r: ReplaceTableAsSelect if r.tableSpec.location.isEmpty => r.mapChildren(routed(_)._1)
+    case r: ReplaceTable if r.tableSpec.location.isEmpty =>
+      r.mapChildren(routed(_)._1) match {
+        case replaced: ReplaceTable if replaced.orCreate && replaced.name != r.name && byName(r) =>
+          replaced.copy(orCreate = false)
+        case replaced => replaced
+      }
+    case r: ReplaceTable if isPathIdentifier(r.name) =>
+      val (name, dest) = routed(r.name)
+      val location = dest.map(_.toString).filter(_ => sameLocation(r.tableSpec.location, r.name))
+      (location, r.tableSpec) match {
+        case (Some(to), spec: UnresolvedTableSpec) =>
+          r.copy(name = name, tableSpec = spec.copy(location = Some(to)))
+        case (Some(to), spec: TableSpec) =>
+          r.copy(name = name, tableSpec = spec.copy(location = Some(to)))
+        case _ => r
+      }
   }
 
-  private def routed(child: LogicalPlan): LogicalPlan = child match {
-    case id @ ResolvedIdentifier(catalog, ident) if SparkInternals.isSessionCatalog(catalog) =>
-      destination(ident.namespace.toSeq :+ ident.name).map(dest =>
-        ResolvedIdentifier(catalog, Identifier.of(Array(DeltaSourceUtils.ALT_NAME), dest.toString))
-      ).getOrElse(id)
-    case other => other
+  /** `child` named by the destination's path if it is a redirected table, and that destination. */
+  private def routed(child: LogicalPlan): (LogicalPlan, Option[Path]) = child match {
+    case ResolvedIdentifier(catalog, ident) if SparkInternals.isSessionCatalog(catalog) =>
+      destination(ident.namespace.toSeq :+ ident.name) match {
+        case Some(dest) =>
+          val byPath = Identifier.of(Array(DeltaSourceUtils.ALT_NAME), dest.toString)
+          (ResolvedIdentifier(catalog, byPath), Some(dest))
+        case None => (child, None)
+      }
+    case other => (other, None)
+  }
+
+  private def byName(r: ReplaceTable): Boolean = !isPathIdentifier(r.name)
+
+  private def isPathIdentifier(name: LogicalPlan): Boolean = name match {
+    case ResolvedIdentifier(catalog, ident) =>
+      SparkInternals.isSessionCatalog(catalog) && ident.namespace.length == 1 &&
+      DeltaSourceUtils.isDeltaDataSourceName(ident.namespace.head)
+    case _ => false
+  }
+
+  /** Whether `location` is the path the identifier `name` (a ``delta.`path` ``) names. */
+  private def sameLocation(location: Option[String], name: LogicalPlan): Boolean =
+    (location, name) match {
+      case (Some(l), ResolvedIdentifier(_, ident)) => qualified(l) == qualified(ident.name)
+      case _ => false
+    }
+
+  private def qualified(location: String): Path = {
+    val path = new Path(location)
+    path.getFileSystem(spark.sessionState.newHadoopConf()).makeQualified(path)
   }
 
   /** Where a write to the Delta table `nameParts` name goes, if its redirect sends it elsewhere. */

@@ -85,6 +85,20 @@ class SessionRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
     val source = new Path(entry.location).toString
     sql(s"CREATE OR REPLACE TABLE delta.`$source` USING delta AS SELECT id FROM range(7, 9)")
     assert(idsOf(s"delta.`$dest`") === Seq(7L, 8L))
+
+    // A schema-only replacement by name replaces the destination's schema, as it would the
+    // table's without a redirect (delta-spark refuses a new schema in CREATE OR REPLACE of a path).
+    sql("CREATE OR REPLACE TABLE replaced (label STRING) USING delta")
+    assert(spark.table(s"delta.`$dest`").columns.toSeq === Seq("label"))
+    assert(spark.table(s"delta.`$dest`").count() === 0)
+    assert(spark.table("replaced").columns.toSeq === Seq("label"))
+    // By its path with the source as its location, it goes to the destination, where
+    // delta-spark judges it as it judges the destination's own path.
+    val e = intercept[Exception](
+      sql(s"CREATE OR REPLACE TABLE delta.`$source` (n INT) USING delta LOCATION '$source'")
+    )
+    assert(e.getMessage.contains("DELTA_CREATE_TABLE_SCHEME_MISMATCH"), e)
+    assert(e.getMessage.contains(new Path(dest).getName), e)
   }
 
   /**
