@@ -246,7 +246,8 @@ class DependentFeatureError(DeltaLifecycleError):
 
 class FeatureInUseError(DeltaLifecycleError):
     """The table's definition still uses the feature (e.g. CHECK constraints); the message
-    says what to remove first."""
+    says what to remove first. Every sub-condition of ``DELTA_LIFECYCLE_FEATURE_IN_USE``
+    raises this class."""
 
     CONDITION = "DELTA_LIFECYCLE_FEATURE_IN_USE"
 

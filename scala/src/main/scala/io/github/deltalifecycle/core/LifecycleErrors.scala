@@ -13,6 +13,7 @@ object LifecycleErrors {
   private val InvalidRedirect = "DELTA_LIFECYCLE_INVALID_REDIRECT"
   private val RedirectWriteRefused = "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED"
   private val UnsupportedProtocol = "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL"
+  private val FeatureInUse = "DELTA_LIFECYCLE_FEATURE_IN_USE"
 
   private def error(
       condition: String,
@@ -289,8 +290,17 @@ object LifecycleErrors {
       "dependentsToDrop" -> dependents.mkString(" and ")
     )
 
-  def featureInUse(name: String, detail: String): DeltaLifecycleException =
-    error("DELTA_LIFECYCLE_FEATURE_IN_USE", "feature" -> name, "reason" -> detail)
+  // ---- DELTA_LIFECYCLE_FEATURE_IN_USE: what in the table's definition still uses `feature` ------
+
+  /** CHECK constraints `constraints` (at least one) keep checkConstraints in use. */
+  def checkConstraintsInUse(feature: String, constraints: Seq[String]): DeltaLifecycleException =
+    subError(
+      FeatureInUse,
+      "CHECK_CONSTRAINTS",
+      "feature" -> feature,
+      "constraints" -> constraints.mkString(", "),
+      "constraint" -> constraints.head
+    )
 
   def featureTracesRemain(name: String, version: Long): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN", "feature" -> name, "version" -> version)

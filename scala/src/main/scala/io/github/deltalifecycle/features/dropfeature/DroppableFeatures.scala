@@ -155,10 +155,6 @@ object DroppableFeatures {
   def checkDroppable(feature: DroppableFeature, metadata: Metadata): Unit =
     if (feature.feature == CheckConstraintsTableFeature) {
       val names = Constraints.getCheckConstraintNames(metadata)
-      if (names.nonEmpty) throw LifecycleErrors.featureInUse(
-        feature.name,
-        s"the table has CHECK constraints ${names.mkString(", ")}. Drop them first with " +
-          s"ALTER TABLE ... DROP CONSTRAINT ${names.head}."
-      )
+      if (names.nonEmpty) throw LifecycleErrors.checkConstraintsInUse(feature.name, names)
     }
 }
