@@ -299,7 +299,9 @@ class RedirectDestinationNotEmptyError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY"
 
 class RedirectStateError(DeltaLifecycleError):
-    """The table's redirect state does not allow the command (nothing to unset, already redirected elsewhere, ...)."""
+    """The table's redirect state does not allow the command (nothing to unset, already
+    redirected elsewhere, ...). Every sub-condition of ``DELTA_LIFECYCLE_REDIRECT_STATE``
+    raises this class."""
 
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_STATE"
 

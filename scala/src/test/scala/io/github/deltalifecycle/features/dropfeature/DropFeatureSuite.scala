@@ -459,7 +459,7 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     )
     assert(logNames(path) === names)
     // Every listed name is a feature delta-spark can remove.
-    DroppableFeatures.Names.foreach(n => assert(DroppableFeatures.lookup(n).name === n))
+    DroppableFeatures.Names.foreach(n => assert(DroppableFeatures.lookup(n, "t").name === n))
 
     val dependent = newTableDir("dependent")
     sql(s"CREATE TABLE delta.`$dependent` (id BIGINT) USING delta " +
