@@ -246,7 +246,8 @@ class DependentFeatureError(DeltaLifecycleError):
 
 class FeatureInUseError(DeltaLifecycleError):
     """The table's definition still uses the feature (e.g. CHECK constraints); the message
-    says what to remove first."""
+    says what to remove first. Every sub-condition of ``DELTA_LIFECYCLE_FEATURE_IN_USE``
+    raises this class."""
 
     CONDITION = "DELTA_LIFECYCLE_FEATURE_IN_USE"
 
@@ -298,7 +299,9 @@ class RedirectDestinationNotEmptyError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY"
 
 class RedirectStateError(DeltaLifecycleError):
-    """The table's redirect state does not allow the command (nothing to unset, already redirected elsewhere, ...)."""
+    """The table's redirect state does not allow the command (nothing to unset, already
+    redirected elsewhere, ...). Every sub-condition of ``DELTA_LIFECYCLE_REDIRECT_STATE``
+    raises this class."""
 
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_STATE"
 

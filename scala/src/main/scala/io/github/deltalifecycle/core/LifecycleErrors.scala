@@ -13,6 +13,8 @@ object LifecycleErrors {
   private val InvalidRedirect = "DELTA_LIFECYCLE_INVALID_REDIRECT"
   private val RedirectWriteRefused = "DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED"
   private val UnsupportedProtocol = "DELTA_LIFECYCLE_UNSUPPORTED_PROTOCOL"
+  private val FeatureInUse = "DELTA_LIFECYCLE_FEATURE_IN_USE"
+  private val RedirectStateRefused = "DELTA_LIFECYCLE_REDIRECT_STATE"
 
   private def error(
       condition: String,
@@ -289,8 +291,17 @@ object LifecycleErrors {
       "dependentsToDrop" -> dependents.mkString(" and ")
     )
 
-  def featureInUse(name: String, detail: String): DeltaLifecycleException =
-    error("DELTA_LIFECYCLE_FEATURE_IN_USE", "feature" -> name, "reason" -> detail)
+  // ---- DELTA_LIFECYCLE_FEATURE_IN_USE: what in the table's definition still uses `feature` ------
+
+  /** CHECK constraints `constraints` (at least one) keep checkConstraints in use. */
+  def checkConstraintsInUse(feature: String, constraints: Seq[String]): DeltaLifecycleException =
+    subError(
+      FeatureInUse,
+      "CHECK_CONSTRAINTS",
+      "feature" -> feature,
+      "constraints" -> constraints.mkString(", "),
+      "constraint" -> constraints.head
+    )
 
   def featureTracesRemain(name: String, version: Long): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_FEATURE_TRACES_REMAIN", "feature" -> name, "version" -> version)
@@ -545,8 +556,107 @@ object LifecycleErrors {
       "reason" -> detail
     )
 
-  def redirectState(table: String, detail: String): DeltaLifecycleException =
-    error("DELTA_LIFECYCLE_REDIRECT_STATE", "table" -> table, "reason" -> detail)
+  // ---- DELTA_LIFECYCLE_REDIRECT_STATE: the redirect of `table` does not allow the command -------
+
+  /** UNSET REDIRECT on a table without a redirect. */
+  def redirectNotSet(table: String): DeltaLifecycleException =
+    subError(RedirectStateRefused, "NOT_REDIRECTED", "table" -> table)
+
+  /** UNSET REDIRECT on the destination of a redirect from `source` (its marker). */
+  def redirectIsDestination(table: String, source: String): DeltaLifecycleException =
+    subError(RedirectStateRefused, "IS_DESTINATION", "table" -> table, "source" -> source)
+
+  /** SET REDIRECT on the destination of a redirect from `source` that is being dropped. */
+  def destinationNotRedirectable(table: String, source: String): DeltaLifecycleException =
+    subError(
+      RedirectStateRefused,
+      "DESTINATION_NOT_REDIRECTABLE",
+      "table" -> table,
+      "source" -> source
+    )
+
+  /** SET REDIRECT on a table already redirected (`mode`) to `destination`, past enabling. */
+  def redirectAlreadySet(
+      table: String,
+      mode: String,
+      destination: String,
+      state: String
+  ): DeltaLifecycleException =
+    subError(
+      RedirectStateRefused,
+      "ALREADY_REDIRECTED",
+      "table" -> table,
+      "mode" -> mode,
+      "destination" -> destination,
+      "state" -> state
+    )
+
+  /** SET REDIRECT on a table whose redirect (`mode`) to another `destination` is being enabled. */
+  def redirectBeingEnabled(
+      table: String,
+      mode: String,
+      destination: String,
+      state: String
+  ): DeltaLifecycleException =
+    subError(
+      RedirectStateRefused,
+      "ENABLE_IN_PROGRESS",
+      "table" -> table,
+      "mode" -> mode,
+      "destination" -> destination,
+      "state" -> state
+    )
+
+  /** DROP FEATURE of redirect feature `feature`, which only UNSET REDIRECT removes. */
+  def redirectFeatureNotDroppable(table: String, feature: String): DeltaLifecycleException =
+    subError(RedirectStateRefused, "REDIRECT_FEATURE", "table" -> table, "feature" -> feature)
+
+  /** A hand-made change of `property` on a redirect (`mode`) stored under `modeProperty`. */
+  def redirectOtherProperty(
+      table: String,
+      mode: String,
+      property: String,
+      modeProperty: String
+  ): DeltaLifecycleException =
+    subError(
+      RedirectStateRefused,
+      "OTHER_MODE_PROPERTY",
+      "table" -> table,
+      "mode" -> mode,
+      "property" -> property,
+      "modeProperty" -> modeProperty
+    )
+
+  /** A hand-made READY whose `destination` is not a Delta table. */
+  def redirectDestinationNotDelta(table: String, destination: String): DeltaLifecycleException =
+    subError(
+      RedirectStateRefused,
+      "DESTINATION_NOT_A_DELTA_TABLE",
+      "table" -> table,
+      "destination" -> destination
+    )
+
+  /** An access that NoRedirectRules keep, for application `app`, on a reader-writer source. */
+  def readerWriterSourceKeptByRules(table: String, app: String): DeltaLifecycleException =
+    subError(RedirectStateRefused, "RULES_ON_READER_WRITER_SOURCE", "table" -> table, "app" -> app)
+
+  /** A read of a reader-writer source whose redirect is being enabled (read in place). */
+  def readerWriterSourceBeingEnabled(table: String): DeltaLifecycleException =
+    subError(RedirectStateRefused, "ENABLING_READER_WRITER_SOURCE", "table" -> table)
+
+  /** UNSET REDIRECT's replay: commit `version` of `destination` is gone from its log. */
+  def destinationCommitMissing(
+      table: String,
+      destination: String,
+      version: Long
+  ): DeltaLifecycleException =
+    subError(
+      RedirectStateRefused,
+      "DESTINATION_COMMIT_MISSING",
+      "table" -> table,
+      "destination" -> destination,
+      "version" -> version
+    )
 
   def redirectInvalidTransition(
       table: String,

@@ -55,7 +55,7 @@ final class DropFeaturesForClient(
     if (forWrites && verdict.writeNeedsTruncateHistory && !truncateHistory)
       throw LifecycleErrors.clientNeedsTruncateHistory(entry.id, displayName)
     plan.map(_.feature).flatMap { name =>
-      val feature = DroppableFeatures.lookup(name)
+      val feature = DroppableFeatures.lookup(name, displayName)
       // Per feature: TRUNCATE HISTORY applies to reader-writer features and is how
       // checkpointProtection itself goes; writer features have no history to truncate.
       val truncate = DroppableFeatures.isCheckpointProtection(feature) ||
@@ -78,7 +78,7 @@ final class DropFeaturesForClient(
       name: String,
       truncate: Boolean
   ): DropFeatureResult = {
-    val feature = DroppableFeatures.lookup(name)
+    val feature = DroppableFeatures.lookup(name, displayName)
     if (DroppableFeatures.dependents(head.protocol, feature).isEmpty)
       dropper.run(head, name, truncate, dryRun = true)
     else DropFeatureResult(

@@ -63,7 +63,7 @@ final class DropFeature(
       head.metadata,
       "drop a feature from"
     )
-    val feature = DroppableFeatures.resolve(featureName, head.protocol)
+    val feature = DroppableFeatures.resolve(featureName, head.protocol, displayName)
     if (!DroppableFeatures.isPresent(head.protocol, feature.feature))
       throw LifecycleErrors.featureNotPresent(feature.name, displayName, head.version)
     val dependents = DroppableFeatures.dependents(head.protocol, feature)

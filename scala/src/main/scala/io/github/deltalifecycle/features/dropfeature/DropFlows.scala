@@ -4,7 +4,7 @@ import io.github.deltalifecycle.core._
 import io.github.deltalifecycle.features.cleanup.LogCleanup
 import io.github.deltalifecycle.features.dropfeature.DropPlan.Step
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, Snapshot}
+import org.apache.spark.sql.delta.{DeltaConfigs, Snapshot}
 import org.apache.spark.sql.delta.actions.{DropTableFeatureUtils, Metadata}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
@@ -286,7 +286,7 @@ private[dropfeature] final class DropFlows(
 private[dropfeature] object DropFlows {
 
   private lazy val ProtectionFeature =
-    DroppableFeatures.lookup(CheckpointProtectionTableFeature.name)
+    DroppableFeatures.Features.find(DroppableFeatures.isCheckpointProtection).get
   private val TruncationRetention = DeltaConfigs.TABLE_FEATURE_DROP_TRUNCATE_HISTORY_LOG_RETENTION
 
   private def retentionMillis(metadata: Metadata): Long =

@@ -66,18 +66,15 @@ object DroppableFeatures {
     Features.map(f => f.name.toLowerCase(Locale.ROOT) -> f).toMap
 
   /**
-   * The feature named `name` (any case), or a typed error: a redirect feature goes by its own
-   * procedure, a feature delta-spark knows but does not declare removable on this line cannot be
-   * dropped here (stock delta-spark refuses it too), any other name is unknown.
+   * The feature named `name` (any case) for a drop from `table` (its name, for errors), or a typed
+   * error: a redirect feature goes by its own procedure, a feature delta-spark knows but does not
+   * declare removable on this line cannot be dropped here (stock delta-spark refuses it too), any
+   * other name is unknown.
    */
-  def lookup(name: String): DroppableFeature = {
+  def lookup(name: String, table: String): DroppableFeature = {
     // A redirect is removed with its own procedure, which brings the data back first.
     if (RedirectMode.featureNames.exists(_.equalsIgnoreCase(name))) {
-      throw LifecycleErrors.redirectState(
-        name,
-        "a redirect feature is removed by ALTER TABLE ... UNSET REDIRECT, " +
-          "which first brings back everything written at the destination"
-      )
+      throw LifecycleErrors.redirectFeatureNotDroppable(table, name)
     }
     byLowerName.getOrElse(
       name.toLowerCase(Locale.ROOT),
@@ -95,12 +92,12 @@ object DroppableFeatures {
   }
 
   /**
-   * The feature `name` names on a table with `protocol`: the named one, or else its preview
-   * spelling when the table has that instead (delta-spark 3.3 writes `typeWidening-preview`, and
-   * `DROP FEATURE typeWidening` removes whichever the table has).
+   * The feature `name` names on `table` (its name, for errors), whose protocol is `protocol`: the
+   * named one, or else its preview spelling when the table has that instead (delta-spark 3.3 writes
+   * `typeWidening-preview`, and `DROP FEATURE typeWidening` removes whichever the table has).
    */
-  def resolve(name: String, protocol: Protocol): DroppableFeature = {
-    val named = lookup(name)
+  def resolve(name: String, protocol: Protocol, table: String): DroppableFeature = {
+    val named = lookup(name, table)
     if (isPresent(protocol, named.feature)) named
     else byLowerName.get(named.name.toLowerCase(Locale.ROOT) + PreviewSuffix)
       .filter(f => isPresent(protocol, f.feature))
@@ -155,10 +152,6 @@ object DroppableFeatures {
   def checkDroppable(feature: DroppableFeature, metadata: Metadata): Unit =
     if (feature.feature == CheckConstraintsTableFeature) {
       val names = Constraints.getCheckConstraintNames(metadata)
-      if (names.nonEmpty) throw LifecycleErrors.featureInUse(
-        feature.name,
-        s"the table has CHECK constraints ${names.mkString(", ")}. Drop them first with " +
-          s"ALTER TABLE ... DROP CONSTRAINT ${names.head}."
-      )
+      if (names.nonEmpty) throw LifecycleErrors.checkConstraintsInUse(feature.name, names)
     }
 }

@@ -67,10 +67,12 @@ final class RedirectPropertyChange(
   ): (String, String) = {
     val from = info.config.map(_.state.name).getOrElse(RedirectState.Normal)
     val to = next.map(_.state.name).getOrElse(RedirectState.Normal)
-    if (info.config.exists(_.targetMode != mode)) {
-      throw LifecycleErrors.redirectState(
+    info.config.map(_.targetMode).filter(_ != mode).foreach { current =>
+      throw LifecycleErrors.redirectOtherProperty(
         displayName,
-        s"its redirect is ${info.config.get.targetMode.sqlName}, not set through $key"
+        current.sqlName,
+        key,
+        current.property
       )
     }
     if (!RedirectPropertyChange.allowed(info.config.map(_.state), next.map(_.state))) {
@@ -88,10 +90,7 @@ final class RedirectPropertyChange(
   private def requireDestinationTable(info: RedirectInfo, c: RedirectConfig): Unit = {
     val dest = RedirectRouting.checkedDestinationPath(ctx, info.path, c)
     if (RedirectLookup.read(ctx.hadoopConf, dest).isEmpty) {
-      throw LifecycleErrors.redirectState(
-        displayName,
-        s"the destination ${c.spec.describe} is not a Delta table"
-      )
+      throw LifecycleErrors.redirectDestinationNotDelta(displayName, c.spec.describe)
     }
   }
 

@@ -70,10 +70,13 @@ object RedirectRouting {
             c.state == RedirectState.Ready && ops.nonEmpty && ops.forall(r.allows)
           case _ => false
         }
-        if (keepOnSource) return sourceRoute(info, c, s"NoRedirectRules keep ${ctx.appName} on it")
+        val table = info.path.toString
+        if (keepOnSource) {
+          return sourceRoute(c, LifecycleErrors.readerWriterSourceKeptByRules(table, ctx.appName))
+        }
         (c.state, access) match {
           case (RedirectState.EnableInProgress, Access.Read) =>
-            sourceRoute(info, c, "its redirect is being enabled, so it is read in place")
+            sourceRoute(c, LifecycleErrors.readerWriterSourceBeingEnabled(table))
           case (RedirectState.Ready, _) | (RedirectState.DropInProgress, Access.Read) =>
             destination(ctx, info, c)
           case (state, Access.Write(ops)) =>
@@ -82,18 +85,13 @@ object RedirectRouting {
     }
 
   /**
-   * The source itself, for the reason given. A writer-only source is what delta-spark reads; a
-   * source whose protocol names redirectReaderWriter it cannot read or write at all, so the access
-   * is told so rather than sent into delta-spark's error.
+   * The source itself. A writer-only source is what delta-spark reads; a source whose protocol
+   * names redirectReaderWriter it cannot read or write at all, so the access is refused with
+   * `refused` (which says why it stays on the source) rather than sent into delta-spark's error.
    */
-  private def sourceRoute(info: RedirectInfo, c: RedirectConfig, why: String): Route =
+  private def sourceRoute(c: RedirectConfig, refused: => Throwable): Route =
     if (!c.mode.readerWriter) Route.Direct
-    else throw LifecycleErrors.redirectState(
-      info.path.toString,
-      s"$why, but the source's protocol names redirectReaderWriter, " +
-        "which delta-spark cannot read or write. " +
-        "Redirect with WRITER ONLY when applications must keep using the source."
-    )
+    else throw refused
 
   /** The destination, after checking it is allowed and is not itself redirected elsewhere. */
   def destination(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route = {

@@ -220,22 +220,21 @@ final class SetRedirect(
   ): Either[DeltaLifecycleException, Boolean] = current.config match {
     case None => Right(false)
     case Some(c) if c.isDestinationMarker =>
-      Left(LifecycleErrors.redirectState(
-        displayName,
-        "this table is the destination of a redirect that is being dropped; " +
-          "it cannot be redirected itself"
-      ))
+      Left(LifecycleErrors.destinationNotRedirectable(displayName, c.spec.describe))
     case Some(c) if isEnabling(c, enabling) => Right(true)
-    case Some(c) =>
-      val howToGoOn =
-        if (c.state == RedirectState.EnableInProgress)
-          s"Run SET REDIRECT to ${c.spec.describe} again to finish it, " +
-            "or UNSET REDIRECT to cancel it."
-        else "Run UNSET REDIRECT first."
-      Left(LifecycleErrors.redirectState(
+    case Some(c) if c.state == RedirectState.EnableInProgress =>
+      Left(LifecycleErrors.redirectBeingEnabled(
         displayName,
-        s"it already has a redirect (${c.mode.sqlName}) to ${c.spec.describe} " +
-          s"in state ${c.state.name}. $howToGoOn"
+        c.mode.sqlName,
+        c.spec.describe,
+        c.state.name
+      ))
+    case Some(c) =>
+      Left(LifecycleErrors.redirectAlreadySet(
+        displayName,
+        c.mode.sqlName,
+        c.spec.describe,
+        c.state.name
       ))
   }
 

@@ -42,16 +42,9 @@ final class UnsetRedirect(
     val info = fresh(sourcePath, displayName)
     info.requireDirectCommits(displayName, "unset the redirect of")
     info.config match {
-      case None => throw LifecycleErrors.redirectState(
-          displayName,
-          "it has no redirect; there is nothing to unset"
-        )
+      case None => throw LifecycleErrors.redirectNotSet(displayName)
       case Some(c) if c.isDestinationMarker =>
-        throw LifecycleErrors.redirectState(
-          displayName,
-          s"it is the destination of a redirect from ${c.spec.describe}; " +
-            "run UNSET REDIRECT on that table"
-        )
+        throw LifecycleErrors.redirectIsDestination(displayName, c.spec.describe)
       case Some(c) if c.state == RedirectState.EnableInProgress => cancel(info, c)
       case Some(c) => drop(info, c)
     }
@@ -70,17 +63,10 @@ final class UnsetRedirect(
       RedirectPlan.of(ctx, displayName, info, info.config.map(_.spec), refusals.result, steps)
     info.config match {
       case None =>
-        refusals.add(LifecycleErrors.redirectState(
-          displayName,
-          "it has no redirect; there is nothing to unset"
-        ))
+        refusals.add(LifecycleErrors.redirectNotSet(displayName))
         planned(Nil)
       case Some(c) if c.isDestinationMarker =>
-        refusals.add(LifecycleErrors.redirectState(
-          displayName,
-          s"it is the destination of a redirect from ${c.spec.describe}; " +
-            "run UNSET REDIRECT on that table"
-        ))
+        refusals.add(LifecycleErrors.redirectIsDestination(displayName, c.spec.describe))
         planned(Nil)
       case Some(c) if c.state == RedirectState.EnableInProgress =>
         planned(Seq(
@@ -335,12 +321,9 @@ final class UnsetRedirect(
     val destListing = destLog.listing()
     var base = Option.empty[LogCommitter.CommitBase]
     for (k <- replayedUpTo + 1 to lastDestinationData) {
-      val commit = destListing.commit(k).getOrElse(throw LifecycleErrors.redirectState(
-        displayName,
-        s"the destination's commit $k is no longer in its log (cleaned up?), " +
-          "so its changes cannot be replayed; " +
-          "copy the destination's files over the source by hand, or restore the commit"
-      ))
+      val commit = destListing.commit(k).getOrElse(
+        throw LifecycleErrors.destinationCommitMissing(displayName, destPath.toString, k)
+      )
       val actions = ActionReader.readJson(destLog.readFs, commit.status)
       val operation =
         actions.collectFirst { case ci: CommitInfo => ci.operation }.getOrElse("UNKNOWN")

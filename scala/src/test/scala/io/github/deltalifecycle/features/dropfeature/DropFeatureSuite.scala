@@ -290,6 +290,7 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
 
     val inUse = failure(s"ALTER TABLE delta.`$path` DROP FEATURE checkConstraints")
     assert(inUse.condition === "DELTA_LIFECYCLE_FEATURE_IN_USE" &&
+      inUse.subCondition.contains("CHECK_CONSTRAINTS") &&
       inUse.getMessage.contains("DROP CONSTRAINT positive"))
     sql(s"ALTER TABLE delta.`$path` DROP CONSTRAINT positive")
     val checks = drop(path, "checkConstraints")
@@ -458,7 +459,7 @@ class DropFeatureSuite extends AnyFunSuite with LifecycleSparkSession {
     )
     assert(logNames(path) === names)
     // Every listed name is a feature delta-spark can remove.
-    DroppableFeatures.Names.foreach(n => assert(DroppableFeatures.lookup(n).name === n))
+    DroppableFeatures.Names.foreach(n => assert(DroppableFeatures.lookup(n, "t").name === n))
 
     val dependent = newTableDir("dependent")
     sql(s"CREATE TABLE delta.`$dependent` (id BIGINT) USING delta " +

@@ -256,8 +256,9 @@ class RedirectSuite extends AnyFunSuite with LifecycleSparkSession {
       "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY")
     assert(failure(sql(s"ALTER TABLE delta.`$src` SET REDIRECT TO '$src/inner'")).getCondition ===
       "DELTA_LIFECYCLE_REDIRECT_DESTINATION_NOT_EMPTY")
-    assert(failure(sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT")).getCondition ===
-      "DELTA_LIFECYCLE_REDIRECT_STATE")
+    val nothingToUnset = failure(sql(s"ALTER TABLE delta.`$src` UNSET REDIRECT"))
+    assert(nothingToUnset.getCondition === "DELTA_LIFECYCLE_REDIRECT_STATE" &&
+      nothingToUnset.getMessage.contains("it has no redirect; there is nothing to unset"))
     val dest = newTableDir("dest-refusals")
     val toReady = failure(setProperty(src, stateJson("READY", dest)))
     assert(toReady.getCondition === "DELTA_LIFECYCLE_REDIRECT_INVALID_TRANSITION")
