@@ -13,6 +13,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{
   ReplaceTable,
   ReplaceTableAsSelect,
   TableSpec,
+  TableSpecBase,
   UnresolvedTableSpec
 }
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -44,19 +45,15 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperators {
     case r: ReplaceTableAsSelect if r.tableSpec.location.isEmpty => r.mapChildren(routed(_)._1)
     case r: ReplaceTable if r.tableSpec.location.isEmpty =>
-      r.mapChildren(routed(_)._1) match {
-        case replaced: ReplaceTable if replaced.orCreate && replaced.name != r.name && byName(r) =>
-          replaced.copy(orCreate = false)
-        case replaced => replaced
+      routed(r.name) match {
+        // By name the table exists, so CREATE OR REPLACE is a REPLACE (see above).
+        case (name, Some(_)) =>
+          r.copy(name = name, orCreate = r.orCreate && isPathIdentifier(r.name))
+        case _ => r
       }
-    case r: ReplaceTable if isPathIdentifier(r.name) =>
-      val (name, dest) = routed(r.name)
-      val location = dest.map(_.toString).filter(_ => sameLocation(r.tableSpec.location, r.name))
-      (location, r.tableSpec) match {
-        case (Some(to), spec: UnresolvedTableSpec) =>
-          r.copy(name = name, tableSpec = spec.copy(location = Some(to)))
-        case (Some(to), spec: TableSpec) =>
-          r.copy(name = name, tableSpec = spec.copy(location = Some(to)))
+    case r: ReplaceTable if isPathIdentifier(r.name) && namesItself(r) =>
+      routed(r.name) match {
+        case (name, Some(dest)) => r.copy(name = name, tableSpec = located(r.tableSpec, dest))
         case _ => r
       }
   }
@@ -73,8 +70,6 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
     case other => (other, None)
   }
 
-  private def byName(r: ReplaceTable): Boolean = !isPathIdentifier(r.name)
-
   private def isPathIdentifier(name: LogicalPlan): Boolean = name match {
     case ResolvedIdentifier(catalog, ident) =>
       SparkInternals.isSessionCatalog(catalog) && ident.namespace.length == 1 &&
@@ -82,16 +77,22 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
     case _ => false
   }
 
-  /** Whether `location` is the path the identifier `name` (a ``delta.`path` ``) names. */
-  private def sameLocation(location: Option[String], name: LogicalPlan): Boolean =
-    (location, name) match {
-      case (Some(l), ResolvedIdentifier(_, ident)) => qualified(l) == qualified(ident.name)
-      case _ => false
-    }
+  /** Whether the location `r` sets is the path its identifier (a ``delta.`path` ``) names. */
+  private def namesItself(r: ReplaceTable): Boolean = (r.tableSpec.location, r.name) match {
+    case (Some(location), ResolvedIdentifier(_, ident)) =>
+      Try(qualified(location) == qualified(ident.name)).getOrElse(false)
+    case _ => false
+  }
 
   private def qualified(location: String): Path = {
     val path = new Path(location)
     path.getFileSystem(spark.sessionState.newHadoopConf()).makeQualified(path)
+  }
+
+  private def located(spec: TableSpecBase, dest: Path): TableSpecBase = spec match {
+    case s: UnresolvedTableSpec => s.copy(location = Some(dest.toString))
+    case s: TableSpec => s.copy(location = Some(dest.toString))
+    case other => other
   }
 
   /** Where a write to the Delta table `nameParts` name goes, if its redirect sends it elsewhere. */
