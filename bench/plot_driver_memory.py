@@ -1,6 +1,7 @@
 """Plot bench/results/driver-memory.csv into driver-memory.png: for each table size, the wall
-time and the peak heap of every statement, this extension's and stock delta-spark's, at the
-first heap measured; a statement that did not finish is marked with how it ended."""
+time and the peak heap of every statement, this extension's and stock delta-spark's, at 1g
+where that size was measured at 1g (else at the first heap measured); a statement that did not
+finish is marked with how it ended."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ COLORS = {"delta-lifecycle": "tab:blue", "stock": "tab:gray"}
 def main() -> None:
     with open(RESULTS / "driver-memory.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    heap = rows[0]["heap"]
-    rows = [r for r in rows if r["heap"] == heap]
     sizes = sorted({int(r["files"]) for r in rows})
+    heaps = {size: next((r["heap"] for r in rows if int(r["files"]) == size and r["heap"] == "1g"),
+                        next(r["heap"] for r in rows if int(r["files"]) == size))
+             for size in sizes}
+    rows = [r for r in rows if r["heap"] == heaps[int(r["files"])]]
     # This extension's statements, each followed by stock's comparable one where stock has it.
     labels: List[str] = []
     for r in rows:
@@ -50,7 +53,7 @@ def main() -> None:
             ax.set_yticklabels(labels, fontsize=7)
             ax.invert_yaxis()
             ax.set_xlabel(unit)
-            ax.set_title(f"{size:,} files, spark.driver.memory={heap}, local[2]", fontsize=9)
+            ax.set_title(f"{size:,} files, spark.driver.memory={heaps[size]}, local[2]", fontsize=9)
     fig.tight_layout()
     fig.savefig(RESULTS / "driver-memory.png", dpi=100)
 
