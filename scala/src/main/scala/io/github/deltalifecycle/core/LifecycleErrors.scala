@@ -582,14 +582,7 @@ object LifecycleErrors {
       destination: String,
       state: String
   ): DeltaLifecycleException =
-    subError(
-      RedirectStateRefused,
-      "ALREADY_REDIRECTED",
-      "table" -> table,
-      "mode" -> mode,
-      "destination" -> destination,
-      "state" -> state
-    )
+    existingRedirect("ALREADY_REDIRECTED", table, mode, destination, state)
 
   /** SET REDIRECT on a table whose redirect (`mode`) to another `destination` is being enabled. */
   def redirectBeingEnabled(
@@ -598,9 +591,18 @@ object LifecycleErrors {
       destination: String,
       state: String
   ): DeltaLifecycleException =
+    existingRedirect("ENABLE_IN_PROGRESS", table, mode, destination, state)
+
+  private def existingRedirect(
+      subCondition: String,
+      table: String,
+      mode: String,
+      destination: String,
+      state: String
+  ): DeltaLifecycleException =
     subError(
       RedirectStateRefused,
-      "ENABLE_IN_PROGRESS",
+      subCondition,
       "table" -> table,
       "mode" -> mode,
       "destination" -> destination,
