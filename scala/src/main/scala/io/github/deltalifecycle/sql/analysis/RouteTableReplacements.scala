@@ -72,8 +72,8 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
 
   private def isPathIdentifier(name: LogicalPlan): Boolean = name match {
     case ResolvedIdentifier(catalog, ident) =>
-      SparkInternals.isSessionCatalog(catalog) && ident.namespace.length == 1 &&
-      DeltaSourceUtils.isDeltaDataSourceName(ident.namespace.head)
+      SparkInternals.isSessionCatalog(catalog) &&
+      LifecycleTableRef.isPathName(ident.namespace.toSeq :+ ident.name)
     case _ => false
   }
 

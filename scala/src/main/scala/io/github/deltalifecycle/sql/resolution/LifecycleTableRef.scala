@@ -30,10 +30,16 @@ object LifecycleTableRef {
   private val SessionCatalogName = "spark_catalog"
 
   def resolve(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = nameParts match {
-    case Seq(provider, location) if provider.equalsIgnoreCase("delta") && looksLikePath(location) =>
+    case Seq(_, location) if isPathName(nameParts) =>
       val path = Locations.parse(location)(LifecycleErrors.invalidTablePath(location, _))
       LifecycleTableRef(path, s"delta.`$location`", None)
     case _ => resolveInCatalog(spark, nameParts)
+  }
+
+  /** Whether `nameParts` is ``delta.`<path>` ``, which names a table by its location. */
+  def isPathName(nameParts: Seq[String]): Boolean = nameParts match {
+    case Seq(provider, location) => provider.equalsIgnoreCase("delta") && looksLikePath(location)
+    case _ => false
   }
 
   private def looksLikePath(s: String): Boolean = s.contains("/") || s.contains(":") ||
