@@ -129,10 +129,12 @@ def lifecycle_session(
     tmp_path_factory: pytest.TempPathFactory,
     start_conf: Optional[Dict[str, str]] = None,
     hive: bool = False,
+    extra_packages: Sequence[str] = (),
 ) -> Iterator[SparkSession]:
     """A local[2] session with delta-spark and delta-lifecycle, its application started with
     ``start_conf`` too (the administrator's settings), stopped when the generator closes. With
-    ``hive``, tables by name live in Spark's own Hive metastore (tests/metastore.py)."""
+    ``hive``, tables by name live in Spark's own Hive metastore (tests/metastore.py);
+    ``extra_packages`` go to ``configure_spark``."""
     conf = {**SESSION_CONF, "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("warehouse"))}
     if hive:
         conf.update(hive_metastore_conf(tmp_path_factory.mktemp("metastore")))
@@ -140,7 +142,7 @@ def lifecycle_session(
     builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-tests")
     for key, value in {**conf, **(start_conf or {})}.items():
         builder = builder.config(key, value)
-    session = configure_spark(builder).getOrCreate()
+    session = configure_spark(builder, extra_packages=extra_packages).getOrCreate()
     jvm = session.sparkContext._jvm
     try:
         yield session
@@ -187,14 +189,17 @@ STOCK_SESSION_PREAMBLE = textwrap.dedent(
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master("local[1]")
-    for k, v in json.loads(sys.argv[-1]).items():
+    settings = json.loads(sys.argv[-1])
+    # delta-spark's helper sets spark.jars.packages itself; other packages are its extras.
+    extra_packages = [p for p in settings.pop("spark.jars.packages", "").split(",") if p]
+    for k, v in settings.items():
         builder = builder.config(k, v)
     builder = (
         builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
         .config("spark.sql.catalog.spark_catalog",
                 "org.apache.spark.sql.delta.catalog.DeltaCatalog")
     )
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
+    spark = configure_spark_with_delta_pip(builder, extra_packages=extra_packages).getOrCreate()
 
     def emit(result):
         result["extensions"] = spark.conf.get("spark.sql.extensions")
@@ -216,13 +221,15 @@ def run_for_result(argv: Sequence[str]) -> Dict[str, Any]:
     return result
 
 
-def run_stock_script(body: str, args: Sequence[str], workdir: Path) -> Dict[str, Any]:
+def run_stock_script(
+    body: str, args: Sequence[str], workdir: Path, conf: Optional[Dict[str, str]] = None
+) -> Dict[str, Any]:
     """Run ``body`` after :data:`STOCK_SESSION_PREAMBLE` in a subprocess with ``args`` (then
-    :data:`SESSION_CONF`), check that its session did not load this extension, and return
-    what it emitted."""
+    :data:`SESSION_CONF` and ``conf``), check that its session did not load this extension,
+    and return what it emitted."""
     script = workdir / "stock_reader.py"
     script.write_text(STOCK_SESSION_PREAMBLE + textwrap.dedent(body))
-    result = run_for_result([str(script), *args, json.dumps(SESSION_CONF)])
+    result = run_for_result([str(script), *args, json.dumps({**SESSION_CONF, **(conf or {})})])
     assert "DeltaLifecycle" not in result["extensions"]
     return result
 
