@@ -55,10 +55,14 @@ BUNDLE = $(PYTHON) scripts/bundle_jars.py
 PYTHON ?= python3
 VENV := .venv
 VENV_PY := $(VENV)/bin/python
+# make test's venv: the built wheel installed as a user installs it (make test-venv).
+TEST_VENV := .venv-test
+TEST_VENV_PY := $(TEST_VENV)/bin/python
+WHEEL := dist/delta_lifecycle-$(PROJECT_VERSION)-py3-none-any.whl
 
 SBT := build/sbt
 
-.PHONY: jar jar-all-lines jars wheel smoke-lines test-all-lines venv install typecheck fmt fmt-check \
+.PHONY: jar jar-all-lines jars wheel wheel-of-bundle test-venv smoke-lines test-all-lines venv install typecheck fmt fmt-check \
 	test pytest demo bench reliability differential compat-matrix \
 	objectstore objectstore-test cluster-test clean-jar docs compat-docs
 
@@ -86,10 +90,24 @@ jar-all-lines:
 jars: jar-all-lines
 	$(BUNDLE) --clean $(LINES_DIR)/delta-lifecycle_*-$(PROJECT_VERSION).jar
 
-wheel: jars venv
-	rm -rf dist
-	$(VENV_PY) -m pip wheel --quiet --no-deps -w dist .
+wheel: jars
+	$(MAKE) wheel-of-bundle
+
+# The wheel of the jars python/ holds now (make test bundles only the lines CI runs). Stale
+# files of an earlier build must not reach it (tests/test_wheel.py compares it with python/).
+wheel-of-bundle:
+	rm -rf dist target/python-build
+	$(PYTHON) -m pip wheel --quiet --no-deps -w dist .
 	ls -l dist
+
+# What users install, installed as they do: the wheel (not editable) with the test and docs
+# extras into a venv of its own; the package is reinstalled from every new wheel.
+test-venv:
+	test -x $(TEST_VENV_PY) || $(PYTHON) -m venv $(TEST_VENV)
+	$(TEST_VENV_PY) -m pip install --quiet --upgrade pip
+	$(TEST_VENV_PY) -m pip install --quiet '$(WHEEL)[test,docs]'
+	$(TEST_VENV_PY) -m pip install --quiet --force-reinstall --no-deps '$(WHEEL)'
+
 
 # The smoke suite (tests/test_spark_lines.py) on every line but the primary one, each in its own
 # cached venv (tests/client_venvs.py); make test runs it for CI_SMOKE_LINES.
