@@ -222,7 +222,7 @@ def page_text(html: str) -> PageText:
 def _line_of(text: str, index: int) -> str:
     start = text.rfind("\n", 0, index) + 1
     end = text.find("\n", index)
-    line = text[start : end if end >= 0 else len(text)].strip()
+    line = text[start : end if end >= 0 else len(text)].strip().replace("\u2063", "`…`")
     return line if len(line) <= 160 else line[:157] + "..."
 
 
