@@ -69,7 +69,9 @@ def _newest_source() -> float:
     newest = 0.0
     for source in SOURCES:
         path = ROOT / source
-        files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+        files = [path] if path.is_file() else [
+            p for p in path.rglob("*") if p.is_file() and "maven" not in p.parts  # bundled jars
+        ]
         newest = max([newest] + [f.stat().st_mtime for f in files])
     return newest
 
