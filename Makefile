@@ -11,8 +11,10 @@
 #   make venv       create .venv (if absent) and install the package with its test extras
 #   make install    jar + venv
 #   make typecheck  mypy --strict on python/delta_lifecycle
+#   make docs-test  make docs, then the site's tests (its checks; every page in headless Chromium)
 #   make docs       install the docs extra into .venv, build the site (mkdocs.yml, docs/) into
-#                   site/ with mkdocs build --strict: a broken link or a page missing from nav fails
+#                   site/ with mkdocs build --strict: a broken link or anchor, a page missing from
+#                   nav, leaked markup or process text in a page fails (docs/site_checks.py)
 #   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
 #   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
 #   make test       the venv, the docs site (make docs), the format check, the jars of the
@@ -64,7 +66,7 @@ SBT := build/sbt
 
 .PHONY: jar jar-all-lines jars wheel wheel-of-bundle test-venv smoke-lines test-all-lines venv install typecheck fmt fmt-check \
 	test pytest demo bench reliability differential compat-matrix \
-	objectstore objectstore-test cluster-test clean-jar docs compat-docs
+	objectstore objectstore-test cluster-test clean-jar docs docs-test compat-docs
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
@@ -124,7 +126,8 @@ smoke-lines: venv
 # its Connect client, mypy, the docstring examples' outputs) or run other clients' venvs of their
 # own; every other module runs on every line.
 PRIMARY_ONLY_MODULES := test_versions test_spark_submit test_connect test_typecheck \
-	test_compatibility_clients test_spark_lines test_docstring_examples
+	test_compatibility_clients test_spark_lines test_docstring_examples \
+	test_docs_checks test_docs_rendered
 LINE_PYTEST_MODULES ?= $(filter-out $(PRIMARY_ONLY_MODULES:%=tests/%.py),$(wildcard tests/test_*.py)) \
 	tests/differential/test_differential.py
 
@@ -153,6 +156,12 @@ venv:
 docs: venv
 	$(VENV_PY) -m pip install --quiet -e '.[docs]'
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+# The site's own tests: the checks make docs runs, and every page rendered in headless Chromium
+# (installed by scripts/install_chromium.sh where apt-get can; the test skips without it).
+docs-test: docs
+	-scripts/install_chromium.sh
+	$(VENV)/bin/pytest -q -p no:cacheprovider tests/test_docs_checks.py tests/test_docs_rendered.py
 
 install: jar
 	$(MAKE) venv
@@ -183,7 +192,10 @@ CI_SMOKE_LINES ?= 3.5
 PYTEST_WORKERS ?= 3
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
+# The browser test of the site (tests/test_docs_rendered.py) needs Debian's chromium: CI tries to
+# install it, and the test skips where it cannot (the script never fails).
 test: venv docs fmt-check
+	-scripts/install_chromium.sh
 	$(MAKE) jars JAR_LINES='$(SPARK_LINE) $(CI_SMOKE_LINES)'
 	$(SBT) lifecycle/test
 	DELTA_LIFECYCLE_SMOKE_LINES='$(CI_SMOKE_LINES)' $(VENV)/bin/pytest tests -q $(PYTEST_PARALLEL)
