@@ -299,8 +299,16 @@ def render_sql_reference(markdown: str) -> str:
     return render_columns(markdown)
 
 
+#: The part of bench/README.md the site shows: its summary of headline ratios. The rest is the
+#: record of every run (commits, dates, machine load), which stays in the repository.
+SITE_SUMMARY = re.compile(r"<!-- site: from here[^>]*-->(.*?)<!-- site: to here -->", re.S)
+
+
 def bench_readme() -> str:
-    text = BENCH_README.read_text(encoding="utf-8")
+    found = SITE_SUMMARY.search(BENCH_README.read_text(encoding="utf-8"))
+    if not found:
+        raise PluginError("bench/README.md lost its <!-- site: from here/to here --> markers")
+    text = found.group(1)
     text = text.replace("](results/", f"]({BENCH_RESULTS_URL}/")
     # Its title would be a second h1 on the page: one level down for every heading.
     return re.sub(r"^(#+) ", r"#\1 ", text, flags=re.MULTILINE)

@@ -58,11 +58,6 @@ DATA_REGIONS: Tuple[Tuple[str, str], ...] = (
     ("compatibility matrix: generated", "end of compatibility matrix"),
 )
 
-#: Pages whose content is bench/'s record of measurements: the commit, the date and the load of
-#: each run belong there (bench/README.md, which docs/benchmarks.md includes).
-MEASUREMENT_PAGES: FrozenSet[str] = frozenset({"benchmarks.md", "benchmarks/"})
-#: What a measurement states about its run (besides its date and commit), allowed there.
-MEASUREMENT_CONTEXT: FrozenSet[str] = frozenset({"a load average", "other engineers"})
 
 #: Elements a page may contain: HTML, and the SVG and MathML that diagrams draw.
 KNOWN_ELEMENTS: FrozenSet[str] = frozenset(
@@ -272,25 +267,21 @@ def check_page(html: str, page: str, commits: Optional[CommitIndex] = None) -> L
             f"{page}: an unknown element <{tag}> (text in angle brackets outside code, such "
             f"as a type like array<{tag}>, is taken for a tag and disappears)"
         )
-    measurement = page in MEASUREMENT_PAGES
     for label, pattern in PROCESS_PATTERNS:
-        if measurement and label in MEASUREMENT_CONTEXT:
-            continue
         for match in pattern.finditer(text.all_text):
             report(f"process text ({label})", text.all_text, match.start())
-    if not measurement:
-        for match in DATE.finditer(text.text_no_pre):
-            report("a date (process text: when something ran or changed)", text.text_no_pre,
-                   match.start())
-        if commits is not None:
-            for match in HEX_WORD.finditer(text.all_text):
-                if match.group(0) in commits:
-                    report(
-                        "a commit hash of this repository (measured figures and their commits "
-                        "live in bench/)",
-                        text.all_text,
-                        match.start(),
-                    )
+    for match in DATE.finditer(text.text_no_pre):
+        report("a date (process text: when something ran or changed)", text.text_no_pre,
+               match.start())
+    if commits is not None:
+        for match in HEX_WORD.finditer(text.all_text):
+            if match.group(0) in commits:
+                report(
+                    "a commit hash of this repository (measured figures and their commits "
+                    "live in bench/)",
+                    text.all_text,
+                    match.start(),
+                )
     return problems
 
 
