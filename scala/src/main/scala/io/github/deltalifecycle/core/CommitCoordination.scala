@@ -49,11 +49,18 @@ object CommitCoordination extends Logging {
 
   private val CoordinatorNameKey = DeltaConfigs.COORDINATED_COMMITS_COORDINATOR_NAME.key
 
+  /** Whether `protocol` makes the table catalog-managed: its catalog takes every commit. */
+  def isCatalogManaged(protocol: Protocol): Boolean = {
+    val named = (protocol.readerFeatureNames ++ protocol.writerFeatureNames).map(lower)
+    Features.exists { case (feature, owner) => owner == CatalogOwner && named(lower(feature)) }
+  }
+
+  private def lower(s: String) = s.toLowerCase(Locale.ROOT)
+
   /** Who owns the commits of a table in this state, or None when they are written directly. */
   def ownerOf(protocol: Protocol, metadata: Metadata): Option[CommitOwner] = {
     // Names as the log spells them; matched regardless of case, as delta-spark looks them up.
     val named = protocol.readerFeatureNames ++ protocol.writerFeatureNames
-    def lower(s: String) = s.toLowerCase(Locale.ROOT)
     val byFeature = Features.iterator.flatMap { case (feature, owner) =>
       named.find(lower(_) == lower(feature)).map(CommitOwner("table feature", _, owner))
     }

@@ -1,9 +1,8 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.core.TableLog
 import io.github.deltalifecycle.features.compatibility.{DropFeaturesForClient, DropImpact}
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
 import io.github.deltalifecycle.sql.routing.StatementRouting
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -21,7 +20,7 @@ case class DropFeaturesForClientCommand(
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val log = TableLog.forPath(table.hadoopConf(spark), table.path)
+    val log = TableAccess.log(spark, table)
     val before = log.latestHead().protocol
     val results = StatementRouting.refusalsTyped("DROP FEATURES FOR CLIENT", table) {
       new DropFeaturesForClient(spark, table.path, table.catalogTable, table.displayName)

@@ -1,0 +1,82 @@
+package io.github.deltalifecycle.shims
+
+import java.util.Optional
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import io.delta.storage.commit.{CommitCoordinatorClient, TableDescriptor, TableIdentifier}
+import io.github.deltalifecycle.core.{RatifiedCommit, RatifiedCommits}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.delta.coordinatedcommits.{
+  CatalogOwnedTableUtils,
+  CoordinatedCommitsUtils
+}
+
+/**
+ * delta-spark's commit path for catalog-managed tables (Spark 4 lines: delta-spark 4.4).
+ * delta-spark builds the commit coordinator of a catalog-managed table from the catalog the table
+ * was resolved in: Unity Catalog's connector (`io.unitycatalog.spark.UCSingleCatalog`) gets a
+ * client of the catalog's commits API built from the session's `spark.sql.catalog.<name>.*`
+ * settings, and every commit delta-spark makes to such a table through its `CatalogTable` goes
+ * through it.
+ */
+object CatalogManagedShim {
+
+  /** Whether this line's delta-spark commits to catalog-managed tables through their catalog. */
+  val commitsThroughCatalogs: Boolean = true
+
+  /**
+   * The commits the catalog of `catalogTable` ratified, read through delta-spark's client of that
+   * catalog, if the catalog has one. `tableConf` is the table's configuration (Unity Catalog finds
+   * the table by the `io.unitycatalog.tableId` it holds).
+   */
+  def ratifiedCommits(
+      spark: SparkSession,
+      catalogTable: CatalogTable,
+      logPath: Path,
+      tableConf: => Map[String, String]
+  ): Option[RatifiedCommits] =
+    coordinator(spark, catalogTable).map { client =>
+      new CoordinatorCommits(
+        client,
+        logPath,
+        CoordinatedCommitsUtils.toCCTableIdentifier(Some(catalogTable.identifier)),
+        tableConf,
+        catalogTable.identifier.catalog.getOrElse(catalogTable.identifier.unquotedString)
+      )
+    }
+
+  /** Whether delta-spark finds a commit coordinator for the catalog of `catalogTable`. */
+  def hasCommitCoordinator(spark: SparkSession, catalogTable: CatalogTable): Boolean =
+    coordinator(spark, catalogTable).isDefined
+
+  // delta-spark throws when the identifier names no catalog it can resolve; such a table has no
+  // commit path through a catalog.
+  private def coordinator(
+      spark: SparkSession,
+      catalogTable: CatalogTable
+  ): Option[CommitCoordinatorClient] =
+    try CatalogOwnedTableUtils.getCommitCoordinator(spark, catalogTable.identifier)
+    catch { case NonFatal(_) => None }
+
+  private final class CoordinatorCommits(
+      client: CommitCoordinatorClient,
+      logPath: Path,
+      identifier: Optional[TableIdentifier],
+      tableConf: => Map[String, String],
+      catalog: String
+  ) extends RatifiedCommits {
+    private lazy val descriptor = new TableDescriptor(logPath, identifier, tableConf.asJava)
+
+    def source: String = s"the catalog $catalog"
+
+    def from(fromVersion: Long): Seq[RatifiedCommit] =
+      client.getCommits(descriptor, java.lang.Long.valueOf(fromVersion), null).getCommits.asScala
+        .map(c => RatifiedCommit(c.getVersion, c.getFileStatus))
+        .sortBy(_.version)
+        .toSeq
+  }
+}
