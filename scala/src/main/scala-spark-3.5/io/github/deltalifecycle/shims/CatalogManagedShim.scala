@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.shims
 
-import io.github.deltalifecycle.core.RatifiedCommits
+import io.github.deltalifecycle.core.RatifiedCommit
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
@@ -12,15 +12,12 @@ import org.apache.spark.sql.catalyst.catalog.CatalogTable
  */
 object CatalogManagedShim {
 
-  /** Whether this line's delta-spark commits to catalog-managed tables through their catalog. */
-  val commitsThroughCatalogs: Boolean = false
-
   def ratifiedCommits(
       spark: SparkSession,
       catalogTable: CatalogTable,
       logPath: Path,
       tableConf: => Map[String, String]
-  ): Option[RatifiedCommits] = None
+  ): Option[Long => Seq[RatifiedCommit]] = None
 
   def hasCommitCoordinator(spark: SparkSession, catalogTable: CatalogTable): Boolean = false
 }

@@ -1,12 +1,10 @@
 package io.github.deltalifecycle.shims
 
-import java.util.Optional
-
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-import io.delta.storage.commit.{CommitCoordinatorClient, TableDescriptor, TableIdentifier}
-import io.github.deltalifecycle.core.{RatifiedCommit, RatifiedCommits}
+import io.delta.storage.commit.{CommitCoordinatorClient, TableDescriptor}
+import io.github.deltalifecycle.core.RatifiedCommit
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
@@ -25,28 +23,26 @@ import org.apache.spark.sql.delta.coordinatedcommits.{
  */
 object CatalogManagedShim {
 
-  /** Whether this line's delta-spark commits to catalog-managed tables through their catalog. */
-  val commitsThroughCatalogs: Boolean = true
-
   /**
-   * The commits the catalog of `catalogTable` ratified, read through delta-spark's client of that
-   * catalog, if the catalog has one. `tableConf` is the table's configuration (Unity Catalog finds
-   * the table by the `io.unitycatalog.tableId` it holds).
+   * The commits the catalog of `catalogTable` ratified from a version on, read through
+   * delta-spark's client of that catalog, if the catalog has one. `tableConf` is the table's
+   * configuration (Unity Catalog finds the table by the `io.unitycatalog.tableId` it holds).
    */
   def ratifiedCommits(
       spark: SparkSession,
       catalogTable: CatalogTable,
       logPath: Path,
       tableConf: => Map[String, String]
-  ): Option[RatifiedCommits] =
+  ): Option[Long => Seq[RatifiedCommit]] =
     coordinator(spark, catalogTable).map { client =>
-      new CoordinatorCommits(
-        client,
+      lazy val descriptor = new TableDescriptor(
         logPath,
         CoordinatedCommitsUtils.toCCTableIdentifier(Some(catalogTable.identifier)),
-        tableConf,
-        catalogTable.identifier.catalog.getOrElse(catalogTable.identifier.unquotedString)
+        tableConf.asJava
       )
+      (fromVersion: Long) =>
+        client.getCommits(descriptor, java.lang.Long.valueOf(fromVersion), null).getCommits
+          .asScala.map(c => RatifiedCommit(c.getVersion, c.getFileStatus)).sortBy(_.version).toSeq
     }
 
   /** Whether delta-spark finds a commit coordinator for the catalog of `catalogTable`. */
@@ -61,22 +57,4 @@ object CatalogManagedShim {
   ): Option[CommitCoordinatorClient] =
     try CatalogOwnedTableUtils.getCommitCoordinator(spark, catalogTable.identifier)
     catch { case NonFatal(_) => None }
-
-  private final class CoordinatorCommits(
-      client: CommitCoordinatorClient,
-      logPath: Path,
-      identifier: Optional[TableIdentifier],
-      tableConf: => Map[String, String],
-      catalog: String
-  ) extends RatifiedCommits {
-    private lazy val descriptor = new TableDescriptor(logPath, identifier, tableConf.asJava)
-
-    def source: String = s"the catalog $catalog"
-
-    def from(fromVersion: Long): Seq[RatifiedCommit] =
-      client.getCommits(descriptor, java.lang.Long.valueOf(fromVersion), null).getCommits.asScala
-        .map(c => RatifiedCommit(c.getVersion, c.getFileStatus))
-        .sortBy(_.version)
-        .toSeq
-  }
 }

@@ -97,6 +97,28 @@ object CommitCoordination extends Logging {
     requireDirectCommits(log.tablePath.toString, protocol, metadata, operation)
   }
 
+  /**
+   * Refuses `operation` on `table` in this state unless this project may write it: its commits are
+   * written directly, or it is catalog-managed and `log` reached it through its catalog
+   * (`log.catalog`), whose commit path every write of this project then takes. A catalog-managed
+   * table named by its path, and a table with a commit coordinator, stay read-only.
+   */
+  def requireWritable(
+      log: TableLog,
+      table: String,
+      protocol: Protocol,
+      metadata: Metadata,
+      operation: String
+  ): Unit =
+    if (!(log.catalog.isDefined && isCatalogManaged(protocol)))
+      requireDirectCommits(table, protocol, metadata, operation)
+
+  /** [[requireWritable]] on the latest version of `listing`. */
+  def requireWritable(log: TableLog, listing: LogListing, operation: String): Unit = {
+    val (protocol, metadata) = log.protocolAndMetadataAt(listing.latestVersion, listing)
+    requireWritable(log, log.tablePath.toString, protocol, metadata, operation)
+  }
+
   private val skipsReported = ConcurrentHashMap.newKeySet[String]()
   private val MaxSkipsReported = 10000
 

@@ -139,7 +139,7 @@ object LogInventory {
    * listed as those versions' commits.
    */
   def of(log: TableLog): Seq[LogInventoryEntry] = {
-    val ratified = log.ratified.map(_.from(0L)).getOrElse(Nil)
+    val ratified = log.catalog.map(_.ratifiedFrom(0L)).getOrElse(Nil)
     val listed = LogListing.listFiles(log.store, log.hadoopConf, log.tablePath).map(entry)
     val backfilled =
       listed.collect { case e if e.kind == LogFileKind.Commit => e.version }.flatten.toSet

@@ -15,14 +15,14 @@ import org.apache.spark.sql.delta.util.FileNames
  * The Delta log of one table, read by this project's own core: listing, snapshot reconstruction at
  * any retained version (compaction-aware), and the checkpoint readers. It never asks delta-spark to
  * build a snapshot, so it also reads tables whose protocol delta-spark refuses (for example ones
- * that name features it does not know). A catalog-managed table read through its catalog has
- * `ratified`: its listings add the commits the catalog ratified that `_delta_log` does not hold
- * yet, so nothing read from it is behind the table.
+ * that name features it does not know). A catalog-managed table reached through its catalog has
+ * `catalog`: its listings add the commits the catalog ratified that `_delta_log` does not hold yet,
+ * so nothing read from it is behind the table.
  */
 final class TableLog private (
     val tablePath: Path,
     val hadoopConf: Configuration,
-    val ratified: Option[RatifiedCommits]
+    val catalog: Option[ManagingCatalog]
 ) extends Logging {
   val fs: FileSystem = tablePath.getFileSystem(hadoopConf)
 
@@ -54,14 +54,14 @@ final class TableLog private (
   // listed from one or the other. Asked after, the catalog could already have forgotten a commit
   // that the listing missed.
   private def listedWithRatified(from: Long): LogListing = {
-    val fromCatalog = ratified.map(_.from(from))
+    val fromCatalog = catalog.map(_.ratifiedFrom(from))
     val listing = LogListing.list(store, hadoopConf, tablePath, from)
     fromCatalog.fold(listing)(listing.withRatified)
   }
 
-  /** This table's log read with the catalog's `ratified` commits. */
-  def withRatifiedCommits(ratified: RatifiedCommits): TableLog =
-    new TableLog(tablePath, hadoopConf, Some(ratified))
+  /** This table's log, reached through `catalog`, the catalog that manages its commits. */
+  def throughCatalog(catalog: ManagingCatalog): TableLog =
+    new TableLog(tablePath, hadoopConf, Some(catalog))
 
   /**
    * The log from the newest checkpoint on, which is all the latest version needs: one read of

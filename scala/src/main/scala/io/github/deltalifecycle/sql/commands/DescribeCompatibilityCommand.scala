@@ -27,8 +27,11 @@ case class DescribeCompatibilityCommand(
       case Some(v) => log.protocolAndMetadataAt(v, log.listingFor(v))._1
       case None => log.latestHead().protocol
     }
+    // What the table's catalog requires of every table it manages DROP FEATURE cannot remove.
+    val requiredByCatalog = log.catalog.fold(Set.empty[String])(_.requiredFeatures)
     Compatibility.evaluateAll(protocol, clients).map { v =>
       val drops = (v.dropForRead ++ v.dropForWrite).distinct
+        .map(d => d.copy(droppable = d.droppable && !requiredByCatalog(d.feature)))
       Row(
         v.client.id,
         v.client.versions,
