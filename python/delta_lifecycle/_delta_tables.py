@@ -1,12 +1,12 @@
-"""delta-spark's ``DeltaTable.forPath`` and ``DeltaTable.forName``, made to follow a redirect.
+"""delta-spark's `DeltaTable.forPath` and `DeltaTable.forName`, made to follow a redirect.
 
-delta-spark builds the table behind a ``DeltaTable`` from a path, or from the metastore entry of
+delta-spark builds the table behind a `DeltaTable` from a path, or from the metastore entry of
 a one- or two-part name, without asking any catalog, so neither this project's catalog nor its
-analyzer rules see it: ``history()``, ``detail()``, ``vacuum()``, ``optimize()`` and the other
+analyzer rules see it: `history()`, `detail()`, `vacuum()`, `optimize()` and the other
 operations that open the table's log would open a redirected table's source (delta-spark refuses
 a reader-writer source; a writer-only source answers with its own, frozen history).
-:func:`configure_spark` installs these two wrappers: in a session with this extension they ask
-the JVM (``DeltaTableRouting``) where the table is, and hand delta-spark the redirect's
+`configure_spark` installs these two wrappers: in a session with this extension they ask
+the JVM (`DeltaTableRouting`) where the table is, and hand delta-spark the redirect's
 destination (a three-part name, for a name, which delta-spark loads through the catalog). A table
 that is not redirected, and every session without this extension, gets exactly what delta-spark
 alone gives. See docs/redirection.md, "Where delta-spark opens the table first".
@@ -26,7 +26,7 @@ _installed = False
 
 
 def install() -> None:
-    """Wrap ``delta.tables.DeltaTable.forPath`` and ``forName``; once per process."""
+    """Wrap `delta.tables.DeltaTable.forPath` and `forName`; once per process."""
     global _installed
     if _installed:
         return
@@ -51,7 +51,7 @@ def install() -> None:
 
 
 def _routed(spark: SparkSession, method: str, table: str) -> str:
-    """``table`` as ``DeltaTableRouting.<method>`` routes it, in a classic session with this
+    """`table` as `DeltaTableRouting.<method>` routes it, in a classic session with this
     extension; as it is anywhere else (a Spark Connect session, a stock session)."""
     jsession = getattr(spark, "_jsparkSession", None)
     if jsession is None or _EXTENSION not in (spark.conf.get("spark.sql.extensions", "") or ""):

@@ -70,8 +70,8 @@ def jar_path() -> str:
     """Return the absolute path of the bundled delta-lifecycle jar for the running Spark line.
 
     The package bundles one jar per Spark line, in the Maven repository
-    :data:`BUNDLED_REPOSITORY`; the installed pyspark, delta-spark and Spark's Scala version
-    choose it (:func:`delta_lifecycle.lines.current_line`).
+    `BUNDLED_REPOSITORY`; the installed pyspark, delta-spark and Spark's Scala version
+    choose it ([`current_line`][delta_lifecycle.lines.current_line]).
 
     Raises
     ------
@@ -79,7 +79,7 @@ def jar_path() -> str:
         when the installed versions match no bundled line.
     FileNotFoundError
         when the package was installed without that line's jar (for example from a
-        checkout where only ``make jar``, the primary line, has run).
+        checkout where only `make jar`, the primary line, has run).
 
     Examples
     --------
@@ -108,8 +108,8 @@ def bundled_coordinate() -> str:
 
 
 def bundled_repository_url() -> str:
-    """Return the ``file:`` URL of the Maven repository inside the package, for
-    ``spark.jars.repositories`` or ``spark-submit --repositories``.
+    """Return the `file:` URL of the Maven repository inside the package, for
+    `spark.jars.repositories` or `spark-submit --repositories`.
 
     Examples
     --------
@@ -122,7 +122,7 @@ def bundled_repository_url() -> str:
 def maven_coordinate() -> str:
     """Return the Maven coordinate of this project's jar for the running Spark line.
 
-    Use it with ``spark-submit --packages`` (or ``spark.jars.packages``) where the jar is
+    Use it with `spark-submit --packages` (or `spark.jars.packages`) where the jar is
     published, instead of shipping the bundled file.
 
     Examples
@@ -136,10 +136,10 @@ def maven_coordinate() -> str:
 def delta_maven_coordinate() -> str:
     """Return the delta-spark Maven coordinate matching the installed pyspark and delta-spark.
 
-    The artifact is the running line's (``delta-spark_2.12`` for Spark 3.5,
-    ``delta-spark_<line>_2.13`` for Spark 4), at the delta-spark release the line's jar is
+    The artifact is the running line's (`delta-spark_2.12` for Spark 3.5,
+    `delta-spark_<line>_2.13` for Spark 4), at the delta-spark release the line's jar is
     built against (the installed delta-spark may be another patch of it, which may have no
-    Maven artifact for the line: see :class:`~delta_lifecycle.lines.SparkLine`).
+    Maven artifact for the line: see [`SparkLine`][delta_lifecycle.lines.SparkLine]).
 
     Examples
     --------
@@ -152,18 +152,19 @@ def delta_maven_coordinate() -> str:
 def hadoop_version() -> str:
     """Return the version of the Hadoop client bundled with the installed pyspark.
 
-    Read from the name of ``hadoop-client-api-<version>.jar`` in the jars directory Spark
-    runs with: ``$SPARK_HOME/jars`` when ``SPARK_HOME`` is set, as pyspark itself does, else
+    Read from the name of `hadoop-client-api-<version>.jar` in the jars directory Spark
+    runs with: `$SPARK_HOME/jars` when `SPARK_HOME` is set, as pyspark itself does, else
     the one inside the pyspark package.
 
     Returns
     -------
-    the Hadoop version, such as ``"3.5.0"``.
+    str
+        The Hadoop version, such as `"3.5.0"`.
 
     Raises
     ------
     RuntimeError
-        when that directory holds no ``hadoop-client-api`` jar, or more than one version
+        when that directory holds no `hadoop-client-api` jar, or more than one version
         of it.
 
     Examples
@@ -189,17 +190,18 @@ def hadoop_version() -> str:
 
 
 def hadoop_aws_package() -> str:
-    """Return the Maven coordinate of ``hadoop-aws`` matching the installed pyspark's Hadoop.
+    """Return the Maven coordinate of `hadoop-aws` matching the installed pyspark's Hadoop.
 
-    ``hadoop-aws`` provides the ``s3a://`` file system (S3A) and must be exactly the version
-    of the Hadoop client Spark runs with (see :func:`hadoop_version`). Pass it to
-    :func:`configure_spark` to read and write tables on S3 or an S3-compatible store; it
+    `hadoop-aws` provides the `s3a://` file system (S3A) and must be exactly the version
+    of the Hadoop client Spark runs with (see `hadoop_version`). Pass it to
+    [`configure_spark`][delta_lifecycle.config.configure_spark] to read and write tables on S3 or an S3-compatible store; it
     brings in the AWS SDK bundle (about 700 MB, downloaded once into the Ivy cache). The
-    S3A settings themselves (endpoint, credentials) are the user's: ``spark.hadoop.fs.s3a.*``.
+    S3A settings themselves (endpoint, credentials) are the user's: `spark.hadoop.fs.s3a.*`.
 
     Returns
     -------
-    the coordinate, ``org.apache.hadoop:hadoop-aws:<Hadoop version>``.
+    str
+        The coordinate, `org.apache.hadoop:hadoop-aws:<Hadoop version>`.
 
     Examples
     --------
@@ -227,30 +229,33 @@ def _append_unique(existing: List[str], additions: Sequence[str]) -> List[str]:
 def spark_configuration(
     existing: Optional[Mapping[str, Any]] = None, extra_packages: Sequence[str] = ()
 ) -> Dict[str, str]:
-    """Return the Spark settings delta-lifecycle needs, merged into ``existing``.
+    """Return the Spark settings delta-lifecycle needs, merged into `existing`.
 
-    The result holds only the settings this function manages (``spark.jars.packages``,
-    ``spark.jars.repositories``, ``spark.sql.extensions``,
-    ``spark.sql.catalog.spark_catalog``); see :func:`configure_spark` for how each is
-    merged. ``spark.jars`` is never set: a value for it replaces the jars Spark resolves for
-    ``spark.jars.packages``, and the executors of a cluster would then lack delta-spark. Use
-    it where there is no builder to configure, e.g. to pass ``--conf`` options to
-    ``spark-submit`` or to a Spark Connect server::
+    The result holds only the settings this function manages (`spark.jars.packages`,
+    `spark.jars.repositories`, `spark.sql.extensions`,
+    `spark.sql.catalog.spark_catalog`); see [`configure_spark`][delta_lifecycle.config.configure_spark] for how each is
+    merged. `spark.jars` is never set: a value for it replaces the jars Spark resolves for
+    `spark.jars.packages`, and the executors of a cluster would then lack delta-spark. Use
+    it where there is no builder to configure, e.g. to pass `--conf` options to
+    `spark-submit` or to a Spark Connect server:
 
-        args = []
-        for key, value in spark_configuration().items():
-            args += ["--conf", f"{key}={value}"]
+    ```python
+    args = []
+    for key, value in spark_configuration().items():
+        args += ["--conf", f"{key}={value}"]
+    ```
 
     Parameters
     ----------
     existing:
         settings already in place (any mapping of setting name to value).
     extra_packages:
-        more Maven coordinates for ``spark.jars.packages``.
+        more Maven coordinates for `spark.jars.packages`.
 
     Returns
     -------
-    the merged values of the managed settings.
+    Dict[str, str]
+        The merged values of the managed settings.
     """
     existing = existing or {}
     packages = _split(existing.get("spark.jars.packages"))
@@ -285,44 +290,45 @@ def spark_configuration(
 def configure_spark(
     builder: SparkSession.Builder, extra_packages: Sequence[str] = ()
 ) -> SparkSession.Builder:
-    """Configure a ``SparkSession`` builder for delta-lifecycle and return it.
+    """Configure a `SparkSession` builder for delta-lifecycle and return it.
 
     The builder gets:
 
-    * delta-spark's Maven coordinate (see :func:`delta_maven_coordinate`; skipped when
-      ``spark.jars.packages`` already names a delta-spark artifact), the bundled jar's
-      coordinate (see :func:`bundled_coordinate`; skipped when it already names a
-      delta-lifecycle artifact) and ``extra_packages`` appended to
-      ``spark.jars.packages``, and the package's own Maven repository
-      (:func:`bundled_repository_url`) appended to ``spark.jars.repositories``. Spark
+    * delta-spark's Maven coordinate (see [`delta_maven_coordinate`][delta_lifecycle.config.delta_maven_coordinate]; skipped when
+      `spark.jars.packages` already names a delta-spark artifact), the bundled jar's
+      coordinate (see `bundled_coordinate`; skipped when it already names a
+      delta-lifecycle artifact) and `extra_packages` appended to
+      `spark.jars.packages`, and the package's own Maven repository
+      (`bundled_repository_url`) appended to `spark.jars.repositories`. Spark
       resolves them all as packages, so on a cluster every executor gets this project's jar
-      and delta-spark with its dependencies. ``spark.jars`` and ``spark.jars.ivySettings``
+      and delta-spark with its dependencies. `spark.jars` and `spark.jars.ivySettings`
       are left as they are;
-    * ``spark.sql.extensions`` with Delta's extension and then this project's extension
+    * `spark.sql.extensions` with Delta's extension and then this project's extension
       last, keeping any other extension already set in its place;
-    * this project's catalog (Delta's, made redirect-aware) as ``spark_catalog``, unless
+    * this project's catalog (Delta's, made redirect-aware) as `spark_catalog`, unless
       the builder already names a catalog other than Delta's.
 
-    It also makes delta-spark's ``DeltaTable.forPath`` and ``DeltaTable.forName`` follow a
+    It also makes delta-spark's `DeltaTable.forPath` and `DeltaTable.forName` follow a
     redirect in sessions with this extension (they build their table without asking any
     catalog); in other sessions they are delta-spark's own.
 
     Values already on the builder are kept, so this can be combined with other
-    configuration, before or after. Like delta-spark's ``configure_spark_with_delta_pip``,
-    it is meant for sessions started from Python (``python app.py``, notebooks, tests,
-    ``SparkSession.builder.remote("local")``); with ``spark-submit``, pass ``--packages``
-    and ``--conf`` instead (see :func:`maven_coordinate` and :func:`spark_configuration`).
+    configuration, before or after. Like delta-spark's `configure_spark_with_delta_pip`,
+    it is meant for sessions started from Python (`python app.py`, notebooks, tests,
+    `SparkSession.builder.remote("local")`); with `spark-submit`, pass `--packages`
+    and `--conf` instead (see [`maven_coordinate`][delta_lifecycle.config.maven_coordinate] and [`spark_configuration`][delta_lifecycle.config.spark_configuration]).
 
     Parameters
     ----------
     builder:
         the builder to configure; it is changed in place and returned.
     extra_packages:
-        more Maven coordinates for ``spark.jars.packages``.
+        more Maven coordinates for `spark.jars.packages`.
 
     Returns
     -------
-    ``builder``.
+    SparkSession.Builder
+        The same `builder`, configured.
 
     Examples
     --------
