@@ -226,10 +226,14 @@ def scenario(cm_spark: SparkSession, uc_catalog: UcCatalog,
     spark.sql(f"DELETE FROM {dv} WHERE id = 101")
     await_backfilled(uc_catalog, dv, spark)
     s.logs_before["dv"] = log_files(table_path(uc_catalog, dv))
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "moved"
     for statement in (f"ALTER TABLE {dv} DROP FEATURE deletionVectors DRY RUN",
                       f"ALTER TABLE {dv} DROP FEATURE deletionVectors",
-                      f"ALTER TABLE {dv} DROP FEATURES FOR CLIENT 'delta-spark-3.3'"):
-        s.refusals[statement.split(f"{dv} ")[1]] = refusal(spark, statement)
+                      f"ALTER TABLE {dv} DROP FEATURES FOR CLIENT 'delta-spark-3.3'",
+                      f"ALTER TABLE {dv} SET REDIRECT TO '{elsewhere}'"):
+        s.refusals[statement.split(f"{dv} ")[1].split(" TO ")[0]] = refusal(spark, statement)
+    s.results["redirect-dry-run"] = [r.asDict(recursive=True) for r in spark.sql(
+        f"ALTER TABLE {dv} SET REDIRECT TO '{elsewhere}' DRY RUN").collect()]
     s.logs_after["dv"] = log_files(table_path(uc_catalog, dv))
     drop_with_a_writer_meanwhile(s, spark, tmp_path_factory.mktemp("pause"))
     s.results["compact"] = [r.asDict() for r in spark.sql(f"ALTER TABLE {dv} COMPACT LOG")
@@ -314,6 +318,16 @@ def test_deletion_vectors_stay_as_unity_catalog_requires(scenario: Scenario) -> 
     client = scenario.refusals["DROP FEATURES FOR CLIENT 'delta-spark-3.3'"]
     assert condition_of(client) == "DELTA_LIFECYCLE_CLIENT_NEEDS_UNDROPPABLE"
     assert "catalogManaged" in str(client)
+    assert scenario.logs_after["dv"] == scenario.logs_before["dv"]
+
+
+def test_a_redirect_keeps_its_refusal_and_dry_run_reports_it(scenario: Scenario) -> None:
+    """Moving a catalog-managed table is its catalog's business: SET REDIRECT refuses before
+    it writes anything, and its DRY RUN reports the same refusal."""
+    error = scenario.refusals["SET REDIRECT"]
+    assert condition_of(error) == "DELTA_LIFECYCLE_COORDINATED_TABLE"
+    [plan] = scenario.results["redirect-dry-run"]
+    assert [r["condition"] for r in plan["refusals"]] == ["DELTA_LIFECYCLE_COORDINATED_TABLE"]
     assert scenario.logs_after["dv"] == scenario.logs_before["dv"]
 
 
