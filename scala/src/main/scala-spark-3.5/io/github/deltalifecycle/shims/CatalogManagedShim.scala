@@ -19,5 +19,4 @@ object CatalogManagedShim {
       tableConf: => Map[String, String]
   ): Option[Long => Seq[RatifiedCommit]] = None
 
-  def hasCommitCoordinator(spark: SparkSession, catalogTable: CatalogTable): Boolean = false
 }

@@ -45,10 +45,6 @@ object CatalogManagedShim {
           .asScala.map(c => RatifiedCommit(c.getVersion, c.getFileStatus)).sortBy(_.version).toSeq
     }
 
-  /** Whether delta-spark finds a commit coordinator for the catalog of `catalogTable`. */
-  def hasCommitCoordinator(spark: SparkSession, catalogTable: CatalogTable): Boolean =
-    coordinator(spark, catalogTable).isDefined
-
   // delta-spark throws when the identifier names no catalog it can resolve; such a table has no
   // commit path through a catalog.
   private def coordinator(

@@ -22,18 +22,12 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
 object ManagingCatalogs {
 
   /** The catalog of `entry` if it manages the commits of the table whose log is `log`. */
-  def of(spark: SparkSession, entry: CatalogTable, log: TableLog): Option[ManagingCatalog] =
-    // Asked first, as it reads no log: most catalogs have no commit path of their own.
-    if (!CatalogManagedShim.hasCommitCoordinator(spark, entry)) None
-    else {
-      val head = log.latestHead()
-      if (!CommitCoordination.isCatalogManaged(head.protocol)) None
-      else CatalogManagedShim.ratifiedCommits(
-        spark,
-        entry,
-        log.logPath,
-        head.metadata.configuration
-      ).map { ratified =>
+  def of(spark: SparkSession, entry: CatalogTable, log: TableLog): Option[ManagingCatalog] = {
+    // Read only where the catalog has a commit path of its own, which most catalogs have not.
+    lazy val head = log.latestHead()
+    CatalogManagedShim.ratifiedCommits(spark, entry, log.logPath, head.metadata.configuration)
+      .filter(_ => CommitCoordination.isCatalogManaged(head.protocol))
+      .map { ratified =>
         val catalogName = entry.identifier.catalog.getOrElse(SparkInternals.SessionCatalogName)
         val unity = UnityCatalogTables.isConnector(SparkInternals.catalog(spark, catalogName))
         new ConnectorCatalog(
@@ -44,22 +38,24 @@ object ManagingCatalogs {
             if (unity) UnityCatalogTables.permittedMaintenance(spark, catalogName, entry)
             else None,
           requiredFeatures = if (unity) UnityCatalogTables.RequiredFeatures else Set.empty,
-          policy = AdministratorSettings.catalogManagedMaintenance(spark)
+          setting = () => AdministratorSettings.catalogManagedMaintenance(spark)
         )
       }
-    }
+  }
 
   private final class ConnectorCatalog(
       val description: String,
       ratified: Long => Seq[RatifiedCommit],
       answer: () => Option[Set[String]],
       val requiredFeatures: Set[String],
-      val policy: MaintenancePolicy
+      setting: () => MaintenancePolicy
   ) extends ManagingCatalog {
     def ratifiedFrom(fromVersion: Long): Seq[RatifiedCommit] = ratified(fromVersion)
 
-    // Asked once, and only by a statement that needs a permission.
+    // Both asked once, and only by a statement that needs a permission: a statement that only
+    // reads fails neither on an unreachable permission API nor on a mistyped setting.
     lazy val permittedMaintenance: Option[Set[String]] = answer()
+    lazy val policy: MaintenancePolicy = setting()
 
     def policySetting: String = AdministratorSettings.CatalogManagedMaintenance
   }
