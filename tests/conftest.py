@@ -107,6 +107,7 @@ LONGEST_MODULES = (
     "test_redirect_streaming_paths.py",
     "test_differential.py",
     "test_redirect_copy.py",
+    "test_catalog_managed.py",
     "test_out_of_memory.py",
     "test_drop_feature_crashes.py",
     "test_log_crashes.py",

@@ -198,6 +198,17 @@ class CoordinatedTableError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_COORDINATED_TABLE"
 
 
+class CatalogManagedTableError(DeltaLifecycleError):
+    """A statement on a catalog-managed table reached through its catalog that the catalog or
+    the administrator does not allow: maintenance nobody permits (``MAINTENANCE_NOT_PERMITTED``,
+    naming the setting ``spark.deltaLifecycle.catalogManaged.maintenance``), a feature the
+    catalog requires of its tables (``REQUIRED_BY_CATALOG``), or a commit the catalog refused
+    (``CATALOG_REFUSED_COMMIT``, with the catalog's reason). The catalog ratified nothing of the
+    refused step."""
+
+    CONDITION = "DELTA_LIFECYCLE_CATALOG_MANAGED_TABLE"
+
+
 class InvalidArgumentError(DeltaLifecycleError):
     """An argument of a statement (or a setting it reads) is out of range or malformed; the
     message says which, and what to give instead. Every sub-condition of

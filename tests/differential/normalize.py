@@ -22,6 +22,9 @@ the rules with their reasons):
 5. Expression ids, in any string: ``key#1155`` becomes ``key#<n>`` (history's ``predicate``
    parameters of UPDATE, DELETE and MERGE print the analyzed expression). Spark numbers the
    attributes of every query from one counter per JVM, so they depend on what ran before.
+6. The session's own names, in any string (``names``): the ``catalog_managed`` variant's
+   sessions share one Unity Catalog catalog, each with a schema of its own, which table
+   names (DESCRIBE DETAIL's ``name``) carry.
 
 Row counts, file counts, byte sizes, versions, properties, protocols and schemas are never
 normalized: both sessions write the same files.
@@ -30,7 +33,7 @@ normalized: both sessions write the same files.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Dict, Optional
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: Rule 5: an attribute's expression id, as Spark prints it after the attribute's name.
@@ -47,23 +50,26 @@ def is_duration(field: str) -> bool:
     return field.endswith("TimeMs") and field not in WALL_CLOCK_FIELDS
 
 
-def normalize(value: Any, root: str) -> Any:
-    """``value`` (JSON-able) with rules 1-5 applied; ``root`` is the run's scratch folder."""
+def normalize(value: Any, root: str, names: Optional[Dict[str, str]] = None) -> Any:
+    """``value`` (JSON-able) with rules 1-6 applied; ``root`` is the run's scratch folder,
+    ``names`` the session's own names and what stands for each (rule 6)."""
     if isinstance(value, dict):
-        return {k: _field(k, v, root) for k, v in value.items()}
+        return {k: _field(k, v, root, names) for k, v in value.items()}
     if isinstance(value, list):
-        return [normalize(v, root) for v in value]
+        return [normalize(v, root, names) for v in value]
     if isinstance(value, str):
         value = UUID.sub("<uuid>", value.replace(root, "<root>"))
+        for name, stands_for in (names or {}).items():
+            value = value.replace(name, stands_for)
         return EXPRESSION_ID.sub("#<n>", value)
     return value
 
 
-def _field(name: str, value: Any, root: str) -> Any:
+def _field(name: str, value: Any, root: str, names: Optional[Dict[str, str]]) -> Any:
     if value is None:
         return None
     if name in WALL_CLOCK_FIELDS:
         return "<time>"
     if is_duration(name):
         return "<duration>"
-    return normalize(value, root)
+    return normalize(value, root, names)

@@ -9,6 +9,12 @@ metastore on Derby, its warehouse, its tables), the Spark settings ``conf``, and
 operations, kinds of reference (``"name"``, ``"path"``) and variants to run:
 
 - ``plain``: each operation on a table of its own, made by the operation's setup.
+- ``catalog_managed``: each operation by name on a table of a Unity Catalog catalog
+  (``spec["catalog_managed"]``: the catalog's Spark settings and packages, and a schema of
+  the session's own), created as a catalog-managed table: the session's default
+  ``delta.feature.catalogManaged`` is ``supported`` while the operation and its setup run, so
+  every table they create there takes its commits through the catalog. Both sessions reach
+  the same server and catalog; a record names the session's schema as ``<schema>``.
 - ``redirected``: in the extension session, each table is made by its setup, redirected with
   ``ALTER TABLE ... SET REDIRECT TO '<root>/destinations/<kind>/<op>'``, its destination
   copied to the same place under the stock run's root (``copies_root``), and then the
@@ -29,7 +35,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
@@ -61,7 +67,15 @@ LOCAL_CONF = {"spark.sql.sources.parallelPartitionDiscovery.parallelism": "4"}
 COPIES_TIMEOUT_SECONDS = 1800
 
 
-def start_session(kind: str, root: Path, conf: Dict[str, str]) -> SparkSession:
+#: The session default that makes every table created while it is set catalog-managed.
+CATALOG_MANAGED_DEFAULT = "spark.databricks.delta.properties.defaults.feature.catalogManaged"
+
+
+def start_session(
+    kind: str, root: Path, conf: Dict[str, str], packages: Sequence[str] = ()
+) -> SparkSession:
+    """``packages`` are Maven coordinates the session needs beside delta-spark (and this
+    project's jar): Unity Catalog's client libraries, for the ``catalog_managed`` variant."""
     builder = SparkSession.builder.master("local[2]").appName(f"differential-{kind}")
     for key, value in {**conf, **LOCAL_CONF, **hive_metastore_conf(root)}.items():
         builder = builder.config(key, value)
@@ -73,7 +87,7 @@ def start_session(kind: str, root: Path, conf: Dict[str, str]) -> SparkSession:
         from delta_lifecycle.config import delta_maven_coordinate
 
         builder = (
-            builder.config("spark.jars.packages", delta_maven_coordinate())
+            builder.config("spark.jars.packages", ",".join([delta_maven_coordinate(), *packages]))
             .config("spark.sql.extensions", STOCK_EXTENSION)
             .config("spark.sql.catalog.spark_catalog", STOCK_CATALOG)
         )
@@ -81,7 +95,7 @@ def start_session(kind: str, root: Path, conf: Dict[str, str]) -> SparkSession:
     else:
         from delta_lifecycle import configure_spark
 
-        spark = configure_spark(builder).getOrCreate()
+        spark = configure_spark(builder, extra_packages=packages).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -176,6 +190,12 @@ class Layout:
         path = str(self.root / "tables" / variant / op) if kind == "path" else ""
         return TableRef(kind, f"{variant}_{op}", path, self.root / "scratch" / variant / kind / op)
 
+    def managed_ref(self, table_schema: str, op: str) -> TableRef:
+        """The ``catalog_managed`` variant's table: by name in ``table_schema``
+        (``<catalog>.<schema>``)."""
+        return TableRef("name", f"{table_schema}.{op}", "",
+                        self.root / "scratch" / "catalog_managed" / op)
+
     def destination(self, kind: str, op: str) -> Path:
         return self.root / "destinations" / kind / op
 
@@ -195,6 +215,8 @@ class Results:
 
     def __init__(self, spark: SparkSession, spec: Dict[str, Any]) -> None:
         self.root = spec["root"]
+        managed = spec.get("catalog_managed")
+        self.names = {managed["schema"]: "<schema>"} if managed else {}
         self.file = open(spec["out"], "w")
         self._write({
             "session": spec["session"],
@@ -204,7 +226,7 @@ class Results:
         })
 
     def add(self, key: str, record: Dict[str, Any]) -> None:
-        self._write({"key": key, "record": normalize(record, self.root)})
+        self._write({"key": key, "record": normalize(record, self.root, self.names)})
 
     def _write(self, line: Dict[str, Any]) -> None:
         self.file.write(json.dumps(line, sort_keys=True) + "\n")
@@ -223,6 +245,20 @@ def run_plain(spark: SparkSession, spec: Dict[str, Any], layout: Layout, out: Re
         for op in map(by_name, spec["ops"]):
             ref = layout.ref("plain", kind, op.name)
             out.add(key("plain", kind, op.name), run_operation(spark, op, ref, setup=True))
+
+
+def run_catalog_managed(
+    spark: SparkSession, spec: Dict[str, Any], layout: Layout, out: Results
+) -> None:
+    managed = spec["catalog_managed"]
+    table_schema = f"{managed['catalog']}.{managed['schema']}"
+    spark.conf.set(CATALOG_MANAGED_DEFAULT, "supported")
+    try:
+        for op in map(by_name, managed["ops"]):
+            ref = layout.managed_ref(table_schema, op.name)
+            out.add(key("catalog_managed", "name", op.name), run_operation(spark, op, ref, True))
+    finally:
+        spark.conf.unset(CATALOG_MANAGED_DEFAULT)
 
 
 def prepare_redirected(
@@ -291,6 +327,8 @@ def batch(spark: SparkSession, spec: Dict[str, Any]) -> None:
     prepared = prepare_redirected(spark, spec, layout, out) if redirected and extension else []
     if "plain" in spec["variants"]:
         run_plain(spark, spec, layout, out)
+    if "catalog_managed" in spec["variants"] and spec.get("catalog_managed"):
+        run_catalog_managed(spark, spec, layout, out)
     if redirected and extension:
         run_redirected(spark, spec, layout, prepared, out)
     elif redirected:
@@ -316,7 +354,9 @@ def serve(spark: SparkSession, spec: Dict[str, Any]) -> None:
 def main(argv: List[str]) -> int:
     mode, spec_file = argv
     spec = json.loads(Path(spec_file).read_text())
-    spark = start_session(spec["session"], Path(spec["root"]), spec["conf"])
+    managed = spec.get("catalog_managed") or {}
+    spark = start_session(spec["session"], Path(spec["root"]),
+                          {**spec["conf"], **managed.get("conf", {})}, managed.get("packages", ()))
     try:
         {"batch": batch, "serve": serve}[mode](spark, spec)
     finally:

@@ -8,6 +8,9 @@ by ``configure_spark``. Every operation runs on a table of its own, by name and 
 - ``plain``: the same operation on the same history in both sessions;
 - ``redirected``: the extension session runs it on a redirected source, stock delta-spark on
   a copy of that redirect's destination (the plain table the redirect stands for).
+- ``catalog_managed``: by name only, on a catalog-managed table of a real Unity Catalog
+  server (tests/unitycatalog/server.py) that both sessions reach through UC's connector, each
+  in a schema of its own. Skipped where no Unity Catalog server can be built.
 
 Each (variant, reference, operation) is one test, which compares the two normalized results
 (normalize.py) and prints every difference. CI runs the operations marked ``ci``;
@@ -30,6 +33,12 @@ import pytest
 from conftest import FULL_MATRIX, ON_SPARK_35, SESSION_CONF
 from differential.corpus import OPERATIONS, Operation, by_name
 from differential.runner import read_results
+from unitycatalog.server import (
+    UC_MAVEN_PACKAGES,
+    UnityCatalogServer,
+    UnityCatalogUnavailable,
+    start_unity_catalog,
+)
 
 RUNNER = Path(__file__).resolve().parent / "runner.py"
 #: ``DELTA_LIFECYCLE_DIFFERENTIAL_OPS=op,op,...`` runs only those operations (to look at one).
@@ -38,10 +47,19 @@ OPS = [by_name(name) for name in CHOSEN.split(",")] if CHOSEN else [
     op for op in OPERATIONS if FULL_MATRIX or op.ci
 ]
 REFS = ("name", "path")
-#: ``DELTA_LIFECYCLE_DIFFERENTIAL_VARIANTS=plain`` (or ``redirected``) runs one variant only.
-VARIANTS = tuple(
-    os.environ.get("DELTA_LIFECYCLE_DIFFERENTIAL_VARIANTS", "plain,redirected").split(",")
-)
+#: ``DELTA_LIFECYCLE_DIFFERENTIAL_VARIANTS=plain`` (or ``redirected``, ``catalog_managed``)
+#: runs one variant only.
+VARIANTS = tuple(os.environ.get(
+    "DELTA_LIFECYCLE_DIFFERENTIAL_VARIANTS", "plain,redirected,catalog_managed"
+).split(","))
+#: The operations of the ``catalog_managed`` variant: the slice, and the ones delta-spark
+#: refuses on such tables (this project must refuse them the same way).
+MANAGED_OPS = [by_name(name) for name in CHOSEN.split(",")] if CHOSEN else [
+    op for op in OPERATIONS if FULL_MATRIX or op.ci or op.name in ("optimize", "reorg_purge")
+]
+#: The Unity Catalog catalog of the ``catalog_managed`` variant and each session's schema.
+MANAGED_CATALOG = "differential"
+MANAGED_SCHEMAS = {"stock": "cm_stock_session", "extension": "cm_extension_session"}
 SESSIONS = ("stock", "extension")
 RUN_TIMEOUT_SECONDS = 4 * 3600 if FULL_MATRIX else 1200
 
@@ -53,10 +71,19 @@ RUN_TIMEOUT_SECONDS = 4 * 3600 if FULL_MATRIX else 1200
 RUN_CONF: Dict[str, str] = {**SESSION_CONF, "spark.driver.memory": "3g"}
 
 
-def run_sessions(root: Path) -> Dict[str, Dict[str, Any]]:
+def run_sessions(
+    root: Path, unity: Optional[UnityCatalogServer] = None
+) -> Dict[str, Dict[str, Any]]:
     """Both runs at once (the stock run waits for the extension run's copies of the redirect
-    destinations where it needs them); their outputs by session."""
+    destinations where it needs them); their outputs by session. With ``unity``, the
+    ``catalog_managed`` variant runs in a catalog of it."""
     processes = {}
+    if unity is not None:
+        storage = root / "unity-catalog"
+        storage.mkdir()
+        unity.create_catalog(MANAGED_CATALOG, storage.resolve().as_uri())
+        for schema in MANAGED_SCHEMAS.values():
+            unity.create_schema(MANAGED_CATALOG, schema)
     for session in SESSIONS:
         folder = root / session
         folder.mkdir()
@@ -69,6 +96,13 @@ def run_sessions(root: Path) -> Dict[str, Dict[str, Any]]:
             "variants": list(VARIANTS),
             "out": str(root / f"{session}.jsonl"),
             "copies_root": str(root / "stock"),
+            "catalog_managed": None if unity is None else {
+                "catalog": MANAGED_CATALOG,
+                "schema": MANAGED_SCHEMAS[session],
+                "conf": unity.spark_conf(MANAGED_CATALOG),
+                "packages": list(UC_MAVEN_PACKAGES),
+                "ops": [op.name for op in MANAGED_OPS],
+            },
         }
         (root / f"{session}-spec.json").write_text(json.dumps(spec))
         log = open(root / f"{session}.log", "w")
@@ -95,7 +129,17 @@ def run_sessions(root: Path) -> Dict[str, Dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Dict[str, Any]]]:
-    yield run_sessions(tmp_path_factory.mktemp("differential"))
+    unity: Optional[UnityCatalogServer] = None
+    if "catalog_managed" in VARIANTS:
+        try:
+            unity = start_unity_catalog()
+        except UnityCatalogUnavailable:
+            unity = None  # the variant's cases skip, saying why
+    try:
+        yield run_sessions(tmp_path_factory.mktemp("differential"), unity)
+    finally:
+        if unity is not None:
+            unity.stop()
 
 
 # ---- comparison ---------------------------------------------------------------------------
@@ -166,7 +210,9 @@ KNOWN_DIFFERENCES: Dict[str, KnownDifference] = {
     ),
 }
 
-CASES: List[Tuple[str, str, Operation]] = [(v, k, op) for v in VARIANTS for k in REFS for op in OPS]
+CASES: List[Tuple[str, str, Operation]] = [
+    (v, k, op) for v in VARIANTS if v != "catalog_managed" for k in REFS for op in OPS
+] + [("catalog_managed", "name", op) for op in MANAGED_OPS if "catalog_managed" in VARIANTS]
 
 
 @pytest.mark.parametrize(
@@ -176,6 +222,8 @@ def test_same_as_stock(
     runs: Dict[str, Dict[str, Any]], variant: str, kind: str, op: Operation
 ) -> None:
     key = f"{variant}/{kind}/{op.name}"
+    if variant == "catalog_managed" and key not in runs["stock"]["results"]:
+        pytest.skip("no Unity Catalog server could be built here (tests/unitycatalog/server.py)")
     stock, extension = (runs[s]["results"][key] for s in SESSIONS)
     if variant == "plain":
         # The operation itself does what it is written to do in stock delta-spark.

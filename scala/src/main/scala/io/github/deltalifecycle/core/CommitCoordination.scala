@@ -49,11 +49,18 @@ object CommitCoordination extends Logging {
 
   private val CoordinatorNameKey = DeltaConfigs.COORDINATED_COMMITS_COORDINATOR_NAME.key
 
+  /** Whether `protocol` makes the table catalog-managed: its catalog takes every commit. */
+  def isCatalogManaged(protocol: Protocol): Boolean = {
+    val named = (protocol.readerFeatureNames ++ protocol.writerFeatureNames).map(lower)
+    Features.exists { case (feature, owner) => owner == CatalogOwner && named(lower(feature)) }
+  }
+
+  private def lower(s: String) = s.toLowerCase(Locale.ROOT)
+
   /** Who owns the commits of a table in this state, or None when they are written directly. */
   def ownerOf(protocol: Protocol, metadata: Metadata): Option[CommitOwner] = {
     // Names as the log spells them; matched regardless of case, as delta-spark looks them up.
     val named = protocol.readerFeatureNames ++ protocol.writerFeatureNames
-    def lower(s: String) = s.toLowerCase(Locale.ROOT)
     val byFeature = Features.iterator.flatMap { case (feature, owner) =>
       named.find(lower(_) == lower(feature)).map(CommitOwner("table feature", _, owner))
     }
@@ -88,6 +95,28 @@ object CommitCoordination extends Logging {
   def requireDirectCommits(log: TableLog, listing: LogListing, operation: String): Unit = {
     val (protocol, metadata) = log.protocolAndMetadataAt(listing.latestVersion, listing)
     requireDirectCommits(log.tablePath.toString, protocol, metadata, operation)
+  }
+
+  /**
+   * Refuses `operation` on `table` in this state unless this project may write it: its commits are
+   * written directly, or it is catalog-managed and `log` reached it through its catalog
+   * (`log.catalog`), whose commit path every write of this project then takes. A catalog-managed
+   * table named by its path, and a table with a commit coordinator, stay read-only.
+   */
+  def requireWritable(
+      log: TableLog,
+      table: String,
+      protocol: Protocol,
+      metadata: Metadata,
+      operation: String
+  ): Unit =
+    if (!(log.catalog.isDefined && isCatalogManaged(protocol)))
+      requireDirectCommits(table, protocol, metadata, operation)
+
+  /** [[requireWritable]] on the latest version of `listing`. */
+  def requireWritable(log: TableLog, listing: LogListing, operation: String): Unit = {
+    val (protocol, metadata) = log.protocolAndMetadataAt(listing.latestVersion, listing)
+    requireWritable(log, log.tablePath.toString, protocol, metadata, operation)
   }
 
   private val skipsReported = ConcurrentHashMap.newKeySet[String]()

@@ -26,8 +26,22 @@ object FaultInjection {
    */
   val ServerSideCopyPartKey = "spark.deltaLifecycle.test.serverSideCopyPartBytes"
 
+  /**
+   * TEST ONLY: the step at which an operation waits until the test lets it go on, so the test can
+   * act (commit as another writer) at exactly that point. The operation writes `<step>.paused` in
+   * the folder [[PauseDirKey]] names and waits for `<step>.resume` there.
+   */
+  val PauseAtStepKey = "spark.deltaLifecycle.test.pauseAtStep"
+
+  /** TEST ONLY: the folder of a pause's `.paused` and `.resume` files ([[PauseAtStepKey]]). */
+  val PauseDirKey = "spark.deltaLifecycle.test.pauseDir"
+
+  /** How long a paused step waits for the test before it gives up with an error. */
+  val MaxPauseMillis: Long = 300000L
+
   /** Every test switch: settings that do something only in a JVM started for tests. */
-  val Keys: Seq[String] = Seq(HaltAtStepKey, CopyDelayKey, ServerSideCopyPartKey)
+  val Keys: Seq[String] =
+    Seq(HaltAtStepKey, CopyDelayKey, ServerSideCopyPartKey, PauseAtStepKey, PauseDirKey)
 
   /**
    * The JVM system property that turns the switches on. Executors read their own JVM's, so a test
@@ -41,8 +55,25 @@ object FaultInjection {
   /** Whether this JVM was started for tests; read on each call, so a test can turn it off. */
   def inTestJvm: Boolean = java.lang.Boolean.getBoolean(TestingProperty)
 
-  def step(name: String, session: Option[SparkSession] = SparkSession.getActiveSession): Unit =
+  def step(name: String, session: Option[SparkSession] = SparkSession.getActiveSession): Unit = {
     if (armed(name, session)) halt(name)
+    if (inTestJvm && session.flatMap(_.conf.getOption(PauseAtStepKey)).contains(name))
+      session.flatMap(_.conf.getOption(PauseDirKey)).foreach(pause(name, _))
+  }
+
+  /** Waits at step `name` until the test writes `<name>.resume` in `dir`. */
+  private def pause(name: String, dir: String): Unit = {
+    val folder = java.nio.file.Paths.get(dir)
+    val paused = folder.resolve(s"$name.paused")
+    if (!java.nio.file.Files.exists(paused)) java.nio.file.Files.createFile(paused)
+    val resume = folder.resolve(s"$name.resume")
+    val deadline = System.currentTimeMillis() + MaxPauseMillis
+    while (!java.nio.file.Files.exists(resume)) {
+      if (System.currentTimeMillis() > deadline)
+        throw new IllegalStateException(s"paused at step $name and nobody wrote $resume")
+      Thread.sleep(50)
+    }
+  }
 
   /**
    * Whether the session asks to halt at `name`: for a step reached in a Spark task, where no

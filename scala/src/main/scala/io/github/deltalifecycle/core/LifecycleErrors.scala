@@ -256,6 +256,74 @@ object LifecycleErrors {
       "owner" -> owner
     )
 
+  private val CatalogManagedTable = "DELTA_LIFECYCLE_CATALOG_MANAGED_TABLE"
+
+  /** See [[ManagingCatalog.permission]]: `why` says who did not permit `operation`. */
+  def catalogMaintenanceNotPermitted(
+      table: String,
+      operation: MaintenanceOperation,
+      catalog: String,
+      why: String,
+      setting: String
+  ): DeltaLifecycleException =
+    subError(
+      CatalogManagedTable,
+      "MAINTENANCE_NOT_PERMITTED",
+      "table" -> table,
+      "action" -> operation.action,
+      "permission" -> operation.name,
+      "catalog" -> catalog,
+      "why" -> why,
+      "setting" -> setting
+    )
+
+  /** A feature the table's catalog requires of every table it manages. */
+  def featureRequiredByCatalog(
+      table: String,
+      feature: String,
+      catalog: String
+  ): DeltaLifecycleException =
+    subError(
+      CatalogManagedTable,
+      "REQUIRED_BY_CATALOG",
+      "table" -> table,
+      "feature" -> feature,
+      "catalog" -> catalog
+    )
+
+  /** The catalog's commit path refused a commit for a reason of its own (not a conflict). */
+  def catalogRefusedCommit(
+      table: String,
+      catalog: String,
+      operation: String,
+      reason: String,
+      cause: Throwable
+  ): DeltaLifecycleException =
+    new DeltaLifecycleException(
+      CatalogManagedTable,
+      strings(Seq(
+        "table" -> table,
+        "catalog" -> catalog,
+        "operation" -> operation,
+        "reason" -> reason
+      )),
+      Some(cause),
+      Some("CATALOG_REFUSED_COMMIT")
+    )
+
+  def unknownSettingValue(
+      setting: String,
+      value: String,
+      values: Seq[String]
+  ): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "UNKNOWN_SETTING_VALUE",
+      "setting" -> setting,
+      "value" -> value,
+      "values" -> values.mkString(", ")
+    )
+
   def unknownFeature(name: String, droppable: Seq[String]): DeltaLifecycleException =
     error(
       "DELTA_LIFECYCLE_UNKNOWN_FEATURE",

@@ -115,18 +115,39 @@ final case class LogInventoryEntry(
     version: Option[Long],
     endVersion: Option[Long],
     status: FileStatus
-)
+) {
+
+  /** The file's path in `_delta_log`: its name, or `_staged_commits/<name>` for a staged commit. */
+  def name: String = {
+    val parent = status.getPath.getParent
+    if (parent != null && parent.getName == LogInventory.StagedCommitsDirName)
+      s"${parent.getName}/${status.getPath.getName}"
+    else status.getPath.getName
+  }
+}
 
 object LogInventory {
   private val LastCheckpointName = "_last_checkpoint"
 
+  /** Where a catalog-managed table's writers stage commits before the catalog ratifies them. */
+  val StagedCommitsDirName = "_staged_commits"
+
   /**
    * The whole log, listed once through the table's LogStore as a listing of its history is, in
-   * version order (files of no version last).
+   * version order (files of no version last). For a catalog-managed table read through its catalog,
+   * the staged files of the commits the catalog ratified and `_delta_log` does not hold yet are
+   * listed as those versions' commits.
    */
-  def of(log: TableLog): Seq[LogInventoryEntry] =
-    LogListing.listFiles(log.store, log.hadoopConf, log.tablePath).map(entry)
+  def of(log: TableLog): Seq[LogInventoryEntry] = {
+    val ratified = log.catalog.map(_.ratifiedFrom(0L)).getOrElse(Nil)
+    val listed = LogListing.listFiles(log.store, log.hadoopConf, log.tablePath).map(entry)
+    val backfilled =
+      listed.collect { case e if e.kind == LogFileKind.Commit => e.version }.flatten.toSet
+    val staged = ratified.filterNot(r => backfilled.contains(r.version))
+      .map(r => versioned(LogFileKind.Commit, r.version, r.status))
+    (listed ++ staged)
       .sortBy(e => (e.version.getOrElse(Long.MaxValue), e.kind.name, e.status.getPath.getName))
+  }
 
   private def entry(status: FileStatus): LogInventoryEntry = LogFiles.classify(status) match {
     case Some(c: CommitFile) => versioned(LogFileKind.Commit, c.version, status)

@@ -13,7 +13,9 @@ import org.apache.spark.sql.delta.util.FileNames
  * tested without touching storage again.
  *
  * `listedFrom` is the first version listed: 0 for the whole history, a checkpoint's version for a
- * listing of the log's tail (which plans only versions from that checkpoint on).
+ * listing of the log's tail (which plans only versions from that checkpoint on). `unbackfilled` are
+ * the versions whose commit is a catalog-ratified staged file rather than `_delta_log/<v>.json`
+ * ([[withRatified]]).
  */
 final case class LogListing(
     tablePath: Path,
@@ -22,7 +24,8 @@ final case class LogListing(
     checkpoints: Vector[LogCheckpoint],
     compactions: Vector[CompactionFile],
     checksums: Map[Long, ChecksumFile],
-    listedFrom: Long = 0L
+    listedFrom: Long = 0L,
+    unbackfilled: Set[Long] = Set.empty
 ) {
 
   def isEmpty: Boolean = commits.isEmpty && checkpoints.isEmpty
@@ -60,6 +63,30 @@ final case class LogListing(
 
   def compactionsCovering(version: Long): Seq[CompactionFile] =
     compactions.filter(_.covers(version))
+
+  /**
+   * The newest version whose commit is in `_delta_log` itself and every commit before it too: what
+   * any client may checkpoint, compact or clean up on a catalog-managed table. Ratified commits are
+   * published in order, so this is the version before the first unbackfilled one.
+   */
+  def backfilledThrough: Long =
+    if (unbackfilled.isEmpty) latestVersion else unbackfilled.min - 1
+
+  /**
+   * This listing with the catalog's `ratified` commits added where `_delta_log` does not hold them
+   * yet (a backfilled `<v>.json` and the staged file of a ratified version hold the same commit;
+   * the backfilled one is listed). Versions before `listedFrom` stay out, as any listed file would.
+   */
+  def withRatified(ratified: Seq[RatifiedCommit]): LogListing = {
+    val added =
+      ratified.filter(r => r.version >= listedFrom && !commitsByVersion.contains(r.version))
+        .map(r => CommitFile(r.version, r.status))
+    if (added.isEmpty) this
+    else copy(
+      commits = (commits ++ added).sortBy(_.version),
+      unbackfilled = unbackfilled ++ added.map(_.version)
+    )
+  }
 }
 
 object LogListing {

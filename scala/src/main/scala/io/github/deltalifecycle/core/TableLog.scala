@@ -15,9 +15,15 @@ import org.apache.spark.sql.delta.util.FileNames
  * The Delta log of one table, read by this project's own core: listing, snapshot reconstruction at
  * any retained version (compaction-aware), and the checkpoint readers. It never asks delta-spark to
  * build a snapshot, so it also reads tables whose protocol delta-spark refuses (for example ones
- * that name features it does not know).
+ * that name features it does not know). A catalog-managed table reached through its catalog has
+ * `catalog`: its listings add the commits the catalog ratified that `_delta_log` does not hold yet,
+ * so nothing read from it is behind the table.
  */
-final class TableLog private (val tablePath: Path, val hadoopConf: Configuration) extends Logging {
+final class TableLog private (
+    val tablePath: Path,
+    val hadoopConf: Configuration,
+    val catalog: Option[ManagingCatalog]
+) extends Logging {
   val fs: FileSystem = tablePath.getFileSystem(hadoopConf)
 
   /**
@@ -39,11 +45,23 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
    * (protocol history, truncation, cleanup); everything about the latest version uses
    * [[tailListing]].
    */
-  def listing(): LogListing = LogListing.list(store, hadoopConf, tablePath)
+  def listing(): LogListing = listedWithRatified(0L)
 
   /** The log files from `version` on; empty when there are none yet. */
-  def listingFrom(version: Long): LogListing =
-    LogListing.list(store, hadoopConf, tablePath, version)
+  def listingFrom(version: Long): LogListing = listedWithRatified(version)
+
+  // The catalog is asked before the files are listed: a commit backfilled in between is then
+  // listed from one or the other. Asked after, the catalog could already have forgotten a commit
+  // that the listing missed.
+  private def listedWithRatified(from: Long): LogListing = {
+    val fromCatalog = catalog.map(_.ratifiedFrom(from))
+    val listing = LogListing.list(store, hadoopConf, tablePath, from)
+    fromCatalog.fold(listing)(listing.withRatified)
+  }
+
+  /** This table's log, reached through `catalog`, the catalog that manages its commits. */
+  def throughCatalog(catalog: ManagingCatalog): TableLog =
+    new TableLog(tablePath, hadoopConf, Some(catalog))
 
   /**
    * The log from the newest checkpoint on, which is all the latest version needs: one read of
@@ -310,7 +328,7 @@ object TableLog {
 
   def forPath(hadoopConf: Configuration, path: Path): TableLog = {
     val fs = path.getFileSystem(hadoopConf)
-    new TableLog(fs.makeQualified(path), hadoopConf)
+    new TableLog(fs.makeQualified(path), hadoopConf, None)
   }
 
   def forPath(hadoopConf: Configuration, path: String): TableLog =

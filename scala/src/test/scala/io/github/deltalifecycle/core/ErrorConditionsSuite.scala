@@ -62,6 +62,8 @@ class ErrorConditionsSuite extends AnyFunSuite {
       case "scala.collection.immutable.Set<java.lang.String>" => Set("a")
       case "java.lang.Throwable" => new RuntimeException("boom")
       case "scala.Option<java.lang.Throwable>" => None
+      case "io.github.deltalifecycle.core.MaintenanceOperation" =>
+        MaintenanceOperation.MetadataCleanup
       case other => fail(s"no sample argument for $other: extend sampleArgument")
     }
 

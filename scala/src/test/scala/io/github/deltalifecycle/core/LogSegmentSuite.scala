@@ -82,4 +82,22 @@ class LogSegmentSuite extends AnyFunSuite {
     val newest = LogSegment.plan(l, 6).checkpoint.get
     assert(LogSegment.plan(l, 6, Set(newest)).checkpointVersion === 2)
   }
+
+  test("ratified commits the log does not hold yet are listed as commits, backfilled ones win") {
+    def staged(v: Long) = RatifiedCommit(
+      v,
+      new FileStatus(1, false, 1, 1, 0, new Path(f"/t/_delta_log/_staged_commits/$v%020d.u.json"))
+    )
+    val l = listing(commits(0 to 3) :+ f"${2}%020d.checkpoint.parquet": _*)
+      .withRatified(Seq(staged(3), staged(4), staged(5)))
+    assert(l.commits.map(_.version) === (0L to 5L))
+    assert(l.commit(3).get.name === f"${3}%020d.json")
+    assert(l.commit(5).get.status.getPath.getParent.getName === "_staged_commits")
+    assert(l.unbackfilled === Set(4L, 5L))
+    assert(l.latestVersion === 5 && l.backfilledThrough === 3)
+    assert(LogSegment.plan(l, 5).commits.map(_.version) === Seq(3L, 4L, 5L))
+    // A listing of the tail leaves out what it does not list.
+    assert(l.copy(listedFrom = 5).withRatified(Seq(staged(4))).commits.size === 6)
+    assert(listing(commits(0 to 1): _*).withRatified(Nil).backfilledThrough === 1)
+  }
 }

@@ -99,19 +99,19 @@ object LogCleanup extends Logging {
     }
   }
 
-  /** Refuses a log whose commits another party coordinates, or whose protocol it cannot read. */
+  /**
+   * Refuses a log whose commits another party coordinates, a catalog-managed table's log unless its
+   * catalog or the administrator permits the cleanup, and a log whose protocol it cannot read.
+   */
   private def requireCleanable(
       log: TableLog,
       latest: Long,
       protocol: Protocol,
       metadata: Metadata
   ): Unit = {
-    CommitCoordination.requireDirectCommits(
-      log.tablePath.toString,
-      protocol,
-      metadata,
-      "clean up the log of"
-    )
+    val table = log.tablePath.toString
+    CommitCoordination.requireWritable(log, table, protocol, metadata, "clean up the log of")
+    log.catalog.foreach(_.requirePermission(table, MaintenanceOperation.MetadataCleanup))
     if (!ClientSupport.canRead(protocol))
       throw LifecycleErrors.unsupportedProtocol(
         latest,
@@ -125,8 +125,11 @@ object LogCleanup extends Logging {
    * are older than `cutoffTime`.
    */
   private def cutoffCheckpoint(listing: LogListing, cutoffTime: Long): Option[LogCheckpoint] = {
-    val cutoffCommit = listing.commits.takeWhile(_.status.getModificationTime <=
-      cutoffTime).lastOption.map(_.version)
+    // A commit its catalog ratified and no writer backfilled yet is never cut, nor anything
+    // after it: only the catalog knows it.
+    val cutoffCommit = listing.commits.takeWhile(c =>
+      c.status.getModificationTime <= cutoffTime && c.version <= listing.backfilledThrough
+    ).lastOption.map(_.version)
     cutoffCommit.flatMap(c => listing.checkpoints.filter(_.version <= c).lastOption)
   }
 

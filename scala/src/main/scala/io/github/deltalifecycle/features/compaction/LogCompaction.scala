@@ -60,7 +60,10 @@ object LogCompaction extends Logging {
   def pendingRange(listing: LogListing): Option[(Long, Long)] = {
     val latest = listing.latestVersion
     val base = LogSegment.plan(listing, latest).maintainedThrough
-    if (latest - base >= 2) Some((base + 1, latest)) else None
+    // Only what `_delta_log` holds is compacted: commits a catalog ratified and no writer
+    // backfilled yet are left to the next run.
+    val end = listing.backfilledThrough
+    if (end - base >= 2) Some((base + 1, end)) else None
   }
 
   /** Compacts the pending commits, if there are at least two. */
@@ -69,7 +72,7 @@ object LogCompaction extends Logging {
       sessionConf: String => Option[String] = _ => None
   ): CompactionOutcome = {
     val listing = log.tailListing()
-    CommitCoordination.requireDirectCommits(log, listing, "compact the log of")
+    CommitCoordination.requireWritable(log, listing, "compact the log of")
     pendingRange(listing) match {
       case Some((start, end)) => compact(log, listing, start, end, sessionConf = sessionConf)
       case None =>
@@ -101,7 +104,7 @@ object LogCompaction extends Logging {
       sessionConf: String => Option[String] = _ => None,
       shrinkToFit: Boolean = false
   ): CompactionOutcome = {
-    CommitCoordination.requireDirectCommits(log, listing, "compact the log of")
+    CommitCoordination.requireWritable(log, listing, "compact the log of")
     validateRange(listing, start, end)
     coveringCompaction(listing, start, end) match {
       case Some(existing) => return alreadyThere(log, existing.status.getPath, start, end)
@@ -243,6 +246,15 @@ object LogCompaction extends Logging {
         start,
         end,
         s"the latest version of the table is $latest"
+      )
+    }
+    if (end > listing.backfilledThrough) {
+      throw LifecycleErrors.invalidCompactionRange(
+        start,
+        end,
+        s"the table's catalog ratified versions ${listing.backfilledThrough + 1} to $latest and " +
+          s"no writer has copied them to ${LogFiles.LogDirName} yet (backfilled them), so a " +
+          s"compaction may end at version ${listing.backfilledThrough} at most"
       )
     }
     val missing = listing.missingCommits(start - 1, end)

@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.compatibility
 
-import io.github.deltalifecycle.core.{LifecycleErrors, SnapshotHead}
+import io.github.deltalifecycle.core.{LifecycleErrors, SnapshotHead, TableLog}
 import io.github.deltalifecycle.features.dropfeature.{
   DropFeature,
   DropFeatureResult,
@@ -9,7 +9,6 @@ import io.github.deltalifecycle.features.dropfeature.{
   DropStep,
   DroppableFeatures
 }
-import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 
@@ -22,13 +21,12 @@ import org.apache.spark.sql.catalyst.catalog.CatalogTable
  */
 final class DropFeaturesForClient(
     spark: SparkSession,
-    tablePath: Path,
+    log: TableLog,
     catalogTable: Option[CatalogTable],
     displayName: String
 ) {
   // One handle for every feature of the plan: its log reads the latest version before each drop.
-  private val dropper = new DropFeature(spark, tablePath, catalogTable, displayName)
-  private def log = dropper.log
+  private val dropper = new DropFeature(spark, log, catalogTable, displayName)
 
   def run(
       client: String,
@@ -49,7 +47,11 @@ final class DropFeaturesForClient(
     val blockers = if (forWrites) verdict.writeBlockers else verdict.readBlockers
     // Protocol versions above the client's maximum are blockers no single drop removes.
     val versionBlockers = blockers.filterNot(b => plan.exists(_.feature == b))
-    val undroppable = plan.filterNot(_.droppable).map(_.feature) ++ versionBlockers
+    // A feature the table's catalog requires of every table it manages cannot go either.
+    val requiredByCatalog = log.catalog.fold(Set.empty[String])(_.requiredFeatures)
+    val undroppable =
+      plan.filter(f => !f.droppable || requiredByCatalog(f.feature)).map(_.feature) ++
+        versionBlockers
     if (undroppable.nonEmpty)
       throw LifecycleErrors.clientNeedsUndroppable(displayName, entry.id, access, undroppable)
     if (forWrites && verdict.writeNeedsTruncateHistory && !truncateHistory)

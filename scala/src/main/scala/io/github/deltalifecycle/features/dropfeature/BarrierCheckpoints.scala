@@ -18,11 +18,13 @@ import org.apache.spark.sql.delta.util.FileNames
  * version is our own empty commit right after a classic single-file checkpoint, the barrier copies
  * that file to the new version instead of running another checkpoint job; the copy is published by
  * rename, so readers never see it half-written. Any other case (a concurrent writer's commit in
- * between, multi-part or V2 checkpoints) gets a checkpoint from delta-spark.
+ * between, multi-part or V2 checkpoints, a catalog-managed table, whose catalog may not have had
+ * the version backfilled yet) gets a checkpoint from delta-spark.
  */
-final class BarrierCheckpoints(
+final class BarrierCheckpoints private[dropfeature] (
     log: TableLog,
     table: DeltaTableV2,
+    commits: DropCommits,
     progress: Progress
 ) extends Logging {
 
@@ -30,14 +32,17 @@ final class BarrierCheckpoints(
    * Commits `count` empty commits, each followed by a checkpoint; returns both lists of versions.
    */
   def write(count: Int): (Seq[Long], Seq[Long]) = {
-    val commits = Seq.newBuilder[Long]
+    val committed = Seq.newBuilder[Long]
     val checkpoints = Seq.newBuilder[Long]
     var previous: Option[LogCheckpoint] = None
     (1 to count).foreach { i =>
       val version = emptyCommit()
       FaultInjection.step(s"dropFeature.barrier.$i.afterEmptyCommit")
-      commits += version
-      val checkpoint = previous.filter(p => p.version == version - 1 && isCopyable(p)) match {
+      committed += version
+      val copyable = previous.filter(p =>
+        commits.copiesCheckpoints && p.version == version - 1 && isCopyable(p)
+      )
+      val checkpoint = copyable match {
         case Some(p) => copy(p, version)
         case None => checkpointLatest()
       }
@@ -46,21 +51,14 @@ final class BarrierCheckpoints(
       checkpoints += checkpoint.version
       previous = Some(checkpoint)
     }
-    (commits.result(), checkpoints.result())
+    (committed.result(), checkpoints.result())
   }
 
   /**
    * One empty commit on top of the latest version, moved past whatever other writers commit
    * meanwhile.
    */
-  def emptyCommit(): Long =
-    LogCommitter.commitRebasing(
-      log,
-      log.tailListing().latestVersion,
-      "Empty Commit",
-      Map.empty,
-      LogCommitter.movesPastAnything
-    )(_ => Nil)
+  def emptyCommit(): Long = commits.emptyCommit()
 
   /** An empty commit, then a checkpoint of the latest version; returns the checkpoint's version. */
   def checkpointOnEmptyCommit(): Long = {

@@ -3,11 +3,9 @@ package io.github.deltalifecycle.features.dropfeature
 import io.github.deltalifecycle.core._
 import io.github.deltalifecycle.features.cleanup.LogCleanup
 import io.github.deltalifecycle.shims.DeltaShim
-import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
-import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
  * `ALTER TABLE t DROP FEATURE f [TRUNCATE HISTORY] [DRY RUN]`.
@@ -20,15 +18,16 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
  */
 final class DropFeature(
     spark: SparkSession,
-    tablePath: Path,
+    val log: TableLog,
     catalogTable: Option[CatalogTable],
     displayName: String
 ) {
 
-  /** The table's log, for callers that plan around the drop from the same handle. */
-  val log: TableLog = TableLog.forPath(SparkInternals.newHadoopConf(spark), tablePath)
-  private lazy val table = DeltaTableV2(spark, tablePath, catalogTable)
-  private val flows = new DropFlows(spark, log, table, displayName)
+  // With its catalog entry, delta-spark's transactions on the table go through the catalog's
+  // commit path when the table is catalog-managed.
+  private lazy val table = DeltaTableV2(spark, log.tablePath, catalogTable)
+  private val commits = DropCommits(log, table)
+  private val flows = new DropFlows(spark, log, table, commits, displayName)
 
   /**
    * Drops `featureName` from the table as `head` (its latest version, read once by the caller)
@@ -57,13 +56,17 @@ final class DropFeature(
   /** The feature `featureName` names, once the table as `head` shows it lets it be dropped. */
   private def checkedFeature(head: SnapshotHead, featureName: String): DroppableFeature = {
     // Before the name: on such a table no drop is possible, whichever feature it names.
-    CommitCoordination.requireDirectCommits(
+    CommitCoordination.requireWritable(
+      log,
       displayName,
       head.protocol,
       head.metadata,
       "drop a feature from"
     )
     val feature = DroppableFeatures.resolve(featureName, head.protocol, displayName)
+    log.catalog.filter(_.requiredFeatures.contains(feature.name)).foreach { c =>
+      throw LifecycleErrors.featureRequiredByCatalog(displayName, feature.name, c.description)
+    }
     if (!DroppableFeatures.isPresent(head.protocol, feature.feature))
       throw LifecycleErrors.featureNotPresent(feature.name, displayName, head.version)
     val dependents = DroppableFeatures.dependents(head.protocol, feature)
@@ -95,7 +98,7 @@ final class DropFeature(
     val clause = if (plan.mode == DropMode.TruncateHistory) " TRUNCATE HISTORY" else ""
     val operation = s"DROP FEATURE ${plan.feature.name}$clause on $displayName"
     Progress.run(spark, operation, plan.steps.size) { progress =>
-      val run = new DropRun(new BarrierCheckpoints(log, table, progress))
+      val run = new DropRun(new BarrierCheckpoints(log, table, commits, progress))
       plan.steps.foreach { step =>
         progress.start(step.label)
         step.work(run)

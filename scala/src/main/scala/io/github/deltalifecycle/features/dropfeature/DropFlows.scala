@@ -17,13 +17,14 @@ private[dropfeature] final class DropFlows(
     spark: SparkSession,
     log: TableLog,
     table: => DeltaTableV2,
+    commits: DropCommits,
     displayName: String
 ) {
   import DropFeature.BarrierSize
   import DropFlows._
   import DropSteps.ProtectionKey
 
-  private val steps = new DropSteps(log, table)
+  private val steps = new DropSteps(log, table, commits)
 
   /** The flow that drops `feature` from the table as `head` and `snapshot` show it. */
   def planFor(
@@ -34,18 +35,26 @@ private[dropfeature] final class DropFlows(
   ): DropPlan =
     if (DroppableFeatures.isCheckpointProtection(feature)) {
       if (!truncateHistory) throw LifecycleErrors.truncateHistoryRequired(feature.name)
+      requireCatalogPermission(MaintenanceOperation.MetadataCleanup)
       checkpointProtectionDrop(head)
     } else {
       if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
         throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
+      // Asked before anything is planned, so that DRY RUN reports the refusal the run would meet.
+      if (truncateHistory) requireCatalogPermission(MaintenanceOperation.MetadataCleanup)
       val preparation = feature.preparation(table, spark)
       val planned = preparation.plan(snapshot, new DistributedTableFiles(snapshot))
+      if (preparation.rewritesDataItself(planned)) steps.requireRewritePermission()
       if (!truncateHistory) fastDrop(feature, head, preparation, planned)
       // delta-spark's own check of the latest version decides whether preparation is due.
       else if (!feature.validateRemoval(table, snapshot))
         truncationPreparation(feature, head, preparation, planned)
       else historyTruncatingDrop(feature, head)
     }
+
+  /** On a catalog-managed table: `operation` must be permitted by its catalog or administrator. */
+  private def requireCatalogPermission(operation: MaintenanceOperation): Unit =
+    log.catalog.foreach(_.requirePermission(displayName, operation))
 
   /**
    * The fast drop (the Checkpoint Protection RFC): prepare with delta-spark's pre-downgrade command

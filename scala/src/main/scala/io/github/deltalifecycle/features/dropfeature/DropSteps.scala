@@ -11,7 +11,11 @@ import org.apache.spark.sql.delta.catalog.DeltaTableV2
  * checkpoints, checkpoints on empty commits, the downgrade commit and the checkpoint after it. Each
  * is a [[DropPlan.Step]]: what DRY RUN reports and what the run does, from the same value.
  */
-private[dropfeature] final class DropSteps(log: TableLog, table: => DeltaTableV2) {
+private[dropfeature] final class DropSteps(
+    log: TableLog,
+    table: => DeltaTableV2,
+    commits: DropCommits
+) {
   import DropFeature.BarrierSize
   import DropSteps._
 
@@ -22,12 +26,19 @@ private[dropfeature] final class DropSteps(log: TableLog, table: => DeltaTableV2
       crashPoint: String
   ): Step =
     Step(s"prepare (${describe(planned)})", planned) { run =>
-      preparation.run()
+      preparation.run(() => requireRewritePermission())
       FaultInjection.step(crashPoint)
       val (files, bytes) = rewritten(head.version, log.tailListing().latestVersion)
       run.filesRewritten = files
       run.bytesRewritten = bytes
     }
+
+  /**
+   * On a catalog-managed table, this project's own rewrite of data files is maintenance the
+   * catalog, or the administrator where it gives no answer, must permit.
+   */
+  def requireRewritePermission(): Unit =
+    log.catalog.foreach(_.requirePermission(table.name(), MaintenanceOperation.DataReorganization))
 
   def writeBarrier: Step = Step(
     s"write the barrier of $BarrierSize protected checkpoints",
@@ -63,29 +74,25 @@ private[dropfeature] final class DropSteps(log: TableLog, table: => DeltaTableV2
 
   /**
    * The downgrade commit, on top of the latest version: checked and computed from that version,
-   * committed put-if-absent, moved past appends that land meanwhile (the protection boundary is the
-   * version the commit gets) and decided again from the new latest version after any other commit.
-   * Writers that started before it fail their own conflict check on the protocol change.
+   * committed ([[DropCommits]]), moved past appends that land meanwhile (the protection boundary is
+   * the version the commit gets) and decided again from the new latest version after any other
+   * commit. Writers that started before it fail their own conflict check on the protocol change.
    */
   private def commitDowngrade(feature: DroppableFeature, mode: DropMode, protect: Boolean): Long = {
     val operation =
       DeltaOperations.DropTableFeature(feature.name, mode == DropMode.TruncateHistory)
-    LogCommitter.commitReplanning(log, operation.name, operation.parameters) { () =>
-      val snapshot = table.update()
+    commits.replanning(operation) { snapshot =>
       if (
         !DroppableFeatures.isCheckpointProtection(feature) &&
         !feature.validateRemoval(table, snapshot)
       ) throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
       val protocol =
         DroppableFeatures.protocolAfterDrop(snapshot.protocol, feature.feature, protect)
-      LogCommitter.PlannedCommit(
-        snapshot.version,
-        version => {
-          val metadata = downgradedMetadata(feature, snapshot.metadata, protect, version)
-          Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
-            feature.actionsAtDowngrade(snapshot)
-        }
-      )
+      version => {
+        val metadata = downgradedMetadata(feature, snapshot.metadata, protect, version)
+        Seq(protocol) ++ Option.when(metadata != snapshot.metadata)(metadata) ++
+          feature.actionsAtDowngrade(snapshot)
+      }
     }
   }
 

@@ -3,8 +3,6 @@ package io.github.deltalifecycle.features.dropfeature
 import io.github.deltalifecycle.core.{DeltaState, LogCommitter, OutOfMemory, TableLog}
 import io.github.deltalifecycle.shims.{DeltaShim, ReorgShim}
 import org.apache.spark.sql.{Dataset, Encoders, SparkSession}
-import org.apache.spark.sql.catalyst.analysis.ResolvedTable
-import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.delta.{
   DeletionVectorsTableFeature,
   DeltaConfigs,
@@ -21,11 +19,10 @@ import org.apache.spark.sql.delta.commands.{
   AlterTableUnsetPropertiesDeltaCommand,
   DeltaOptimizeContext,
   DeltaReorgOperation,
-  OptimizeTableCommand
+  OptimizeExecutor
 }
 import org.apache.spark.sql.delta.deltalifecycle.DeltaInternals
 import org.apache.spark.sql.delta.sources.DeltaSQLConf
-import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.functions.col
 
 /**
@@ -38,8 +35,18 @@ sealed trait FeaturePreparation {
   /** The commits the preparation makes on `snapshot`, in order, with the files it rewrites. */
   def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep]
 
-  /** Runs the preparation on the latest version; a no-op once no trace is left. */
-  def run(): Unit
+  /**
+   * Runs the preparation on the latest version; a no-op once no trace is left. `beforeRewrite` runs
+   * before this project rewrites data files itself, and may refuse by throwing.
+   */
+  def run(beforeRewrite: () => Unit): Unit
+
+  /**
+   * Whether `planned` rewrites data files with this project's own rewrite rather than a command of
+   * delta-spark's: on a catalog-managed table that is maintenance its catalog must permit, where
+   * delta-spark's own commands keep their own rules.
+   */
+  def rewritesDataItself(planned: Seq[DropStep]): Boolean = false
 }
 
 /**
@@ -102,7 +109,8 @@ object FeaturePreparation {
     def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
       if (feature.validateRemoval(table, snapshot)) Nil else due(snapshot)
 
-    def run(): Unit = DeltaShim.removeFeatureTraces(feature.declared, table, spark)
+    def run(beforeRewrite: () => Unit): Unit =
+      DeltaShim.removeFeatureTraces(feature.declared, table, spark)
   }
 
   /**
@@ -155,16 +163,21 @@ object FeaturePreparation {
         ))
     }
 
-    def run(): Unit = {
+    def run(beforeRewrite: () => Unit): Unit = {
       if (!feature.validateRemoval(table, table.update())) {
         unsetProperty(table, property, spark)
         // delta-spark's REORG (its OPTIMIZE) lists every file of the table on the driver, which
         // a table of millions of files cannot hold; counted in a distributed job first, a table
         // without deletion vectors gives it nothing to rewrite, so it does not run.
-        if (DeltaState.load(table.update()).filesWithDv > 0) reorg(table, ReorgShim.purge, spark)
+        if (DeltaState.load(table.update()).filesWithDv > 0) {
+          beforeRewrite()
+          reorg(table, ReorgShim.purge, spark)
+        }
       }
       if (DeltaShim.generatesDvTombstones) commitDvTombstones(table)
     }
+
+    override def rewritesDataItself(planned: Seq[DropStep]): Boolean = planned.exists(_.files > 0)
   }
 
   /**
@@ -186,10 +199,13 @@ object FeaturePreparation {
           DropStep("remove the type-change records from the schema", 1)
       )
 
-    def run(): Unit = {
+    override def rewritesDataItself(planned: Seq[DropStep]): Boolean = planned.exists(_.files > 0)
+
+    def run(beforeRewrite: () => Unit): Unit = {
       if (feature.validateRemoval(table, table.update())) return
       unsetProperty(table, property, spark)
       if (DeltaInternals.hasTypeChanges(table.update().schema)) {
+        beforeRewrite()
         reorg(table, ReorgShim.typeWideningRewrite, spark)
         val txn = table.startTransaction()
         val (schema, changed) = DeltaInternals.withoutTypeChanges(txn.metadata.schema)
@@ -224,7 +240,7 @@ object FeaturePreparation {
       else Option.when(enabled(snapshot))(DropStep(s"set $property = false", 1)).toSeq ++
         rowIdTakeOff(snapshot, spark)
 
-    def run(): Unit = {
+    def run(beforeRewrite: () => Unit): Unit = {
       if (enabled(table.update()))
         AlterTableSetPropertiesDeltaCommand(table, Map(property -> "false")).run(spark)
       val snapshot = table.update()
@@ -274,7 +290,7 @@ object FeaturePreparation {
         1
       ))
 
-    def run(): Unit = {
+    def run(beforeRewrite: () => Unit): Unit = {
       val snapshot = table.update()
       if (feature.validateRemoval(table, snapshot)) return
       val log = logOf(table)
@@ -334,24 +350,28 @@ object FeaturePreparation {
       fromDropFeatureCommand = true
     ).run(spark)
 
-  /** delta-spark's REORG: its OPTIMIZE rewrites the files `operation` picks. */
+  /**
+   * delta-spark's REORG: its OPTIMIZE machinery rewrites the files `operation` picks, in Spark
+   * jobs, keeping row IDs and row commit versions as delta-spark's REORG does, and commits through
+   * the table's transaction. Run directly rather than through delta-spark's OPTIMIZE command, which
+   * on a catalog-managed table refuses whatever the catalog permits; the drop asks the catalog
+   * first.
+   */
   private def reorg(table: DeltaTableV2, operation: DeltaReorgOperation, spark: SparkSession) = {
-    DeltaState.load(table.update())
-    // OPTIMIZE reads only the table from its target, never the catalog or the name; the session
-    // catalog stands in, whatever the current catalog is.
-    val target = ResolvedTable.create(
-      SparkInternals.sessionTableCatalog(spark),
-      Identifier.of(Array.empty, table.name()),
-      table
-    )
-    OptimizeTableCommand(
-      target,
+    val snapshot = table.update()
+    DeltaState.load(snapshot)
+    new OptimizeExecutor(
+      spark,
+      snapshot,
+      table.catalogTable,
       Nil,
+      Nil,
+      false,
       DeltaOptimizeContext(
         reorg = Some(operation),
         minFileSize = Some(0L),
         maxDeletedRowsRatio = Some(0d)
       )
-    )(zOrderBy = Nil).run(spark)
+    ).optimize()
   }
 }

@@ -2,9 +2,9 @@ package io.github.deltalifecycle.sql.commands
 
 import java.sql.Timestamp
 
-import io.github.deltalifecycle.core.{LogInventory, TableLog}
+import io.github.deltalifecycle.core.LogInventory
 import io.github.deltalifecycle.sql.plans.DescribeLogFilesStatement
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -15,12 +15,12 @@ case class DescribeLogFilesCommand(table: LifecycleTableRef) extends LeafRunnabl
   override val output: Seq[Attribute] = DescribeLogFilesStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] =
-    LogInventory.of(TableLog.forPath(table.hadoopConf(spark), table.path)).map { f =>
+    LogInventory.of(TableAccess.log(spark, table)).map { f =>
       Row(
         f.version.map(Long.box).orNull,
         f.endVersion.map(Long.box).orNull,
         f.kind.name,
-        f.status.getPath.getName,
+        f.name,
         f.status.getLen,
         new Timestamp(f.status.getModificationTime),
         table.displayName

@@ -2,8 +2,8 @@ package io.github.deltalifecycle.sql.commands
 
 import java.sql.Timestamp
 
-import io.github.deltalifecycle.core.{ProtocolHistory, TableLog}
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.core.ProtocolHistory
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
 import io.github.deltalifecycle.sql.plans.DescribeProtocolHistoryStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -15,7 +15,7 @@ case class DescribeProtocolHistoryCommand(table: LifecycleTableRef) extends Leaf
   override val output: Seq[Attribute] = DescribeProtocolHistoryStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val log = TableLog.forPath(table.hadoopConf(spark), table.path)
+    val log = TableAccess.log(spark, table)
     ProtocolHistory.scan(log).map { v =>
       Row(
         v.version,

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.compatibility.DropImpact
 import io.github.deltalifecycle.features.dropfeature.{DropFeature, DropFeatureResult, DropMode}
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
 import io.github.deltalifecycle.sql.routing.StatementRouting
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import org.apache.spark.sql.{Row, SparkSession}
@@ -20,14 +20,15 @@ case class DropFeatureCommand(
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val dropper = new DropFeature(spark, table.path, table.catalogTable, table.displayName)
+    val dropper =
+      new DropFeature(spark, TableAccess.log(spark, table), table.catalogEntry, table.displayName)
     // One read of the latest version: the drop plans from it, the impact is judged on it.
     val head = dropper.log.latestHead()
     val r = StatementRouting.refusalsTyped("DROP FEATURE", table) {
       dropper.run(head, feature, truncateHistory, dryRun)
     }
     if (!dryRun)
-      table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+      table.catalogEntry.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
     Seq(DropFeatureCommand.row(r, DropImpact.of(head.protocol, r.feature), table.displayName))
   }
 }

@@ -1,9 +1,8 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.core.TableLog
 import io.github.deltalifecycle.features.compatibility.{DropFeaturesForClient, DropImpact}
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
 import io.github.deltalifecycle.sql.routing.StatementRouting
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -21,14 +20,14 @@ case class DropFeaturesForClientCommand(
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val log = TableLog.forPath(table.hadoopConf(spark), table.path)
+    val log = TableAccess.log(spark, table)
     val before = log.latestHead().protocol
     val results = StatementRouting.refusalsTyped("DROP FEATURES FOR CLIENT", table) {
-      new DropFeaturesForClient(spark, table.path, table.catalogTable, table.displayName)
+      new DropFeaturesForClient(spark, log, table.catalogEntry, table.displayName)
         .run(client, forWrites, truncateHistory, dryRun)
     }
     if (!dryRun && results.nonEmpty)
-      table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+      table.catalogEntry.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
     // Each drop judged on the protocol before the whole statement: what the client (and others)
     // gain once every planned feature is gone is DESCRIBE COMPATIBILITY's answer afterwards.
     results.map(r => DropFeatureCommand.row(r, DropImpact.of(before, r.feature), table.displayName))

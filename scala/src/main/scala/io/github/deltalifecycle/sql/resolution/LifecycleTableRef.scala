@@ -14,11 +14,25 @@ import org.apache.spark.sql.catalyst.analysis.{
 }
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
-/** A table a statement works on, resolved to the location of its Delta log. */
-case class LifecycleTableRef(path: Path, displayName: String, catalogTable: Option[CatalogTable]) {
+/**
+ * A table a statement works on, resolved to the location of its Delta log. `catalogTable` is its
+ * entry in the session catalog; `connectorTable` the entry a catalog other than the session's
+ * returned with it (Unity Catalog's connector returns one), which delta-spark needs to commit to a
+ * catalog-managed table through that catalog ([[TableAccess]]).
+ */
+case class LifecycleTableRef(
+    path: Path,
+    displayName: String,
+    catalogTable: Option[CatalogTable],
+    connectorTable: Option[CatalogTable] = None
+) {
   def hadoopConf(spark: SparkSession): Configuration = SparkInternals.newHadoopConf(spark)
+
+  /** The table's entry in whichever catalog resolved it. */
+  def catalogEntry: Option[CatalogTable] = catalogTable.orElse(connectorTable)
 }
 
 /**
@@ -90,7 +104,11 @@ object LifecycleTableRef {
         TableCatalog.PROP_LOCATION,
         throw LifecycleErrors.tableNotFound(displayName)
       )
-      LifecycleTableRef(new Path(location), displayName, None)
+      val connectorTable = table match {
+        case d: DeltaTableV2 => d.catalogTable
+        case _ => None
+      }
+      LifecycleTableRef(new Path(location), displayName, None, connectorTable)
     }
   }
 }

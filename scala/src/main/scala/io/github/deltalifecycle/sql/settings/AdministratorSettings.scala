@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.sql.settings
 
+import io.github.deltalifecycle.core.{LifecycleErrors, MaintenancePolicy}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
@@ -16,11 +17,24 @@ object AdministratorSettings {
   /** Comma-separated location prefixes a redirect may point to; unset or empty allows any. */
   val AllowedLocationPrefixes = "spark.deltaLifecycle.redirect.allowedLocationPrefixes"
 
+  /**
+   * Who permits maintenance of catalog-managed tables that delta-spark itself does not run there
+   * (rewriting data files, deleting log files): `catalog` (the default: what the table's catalog
+   * permits), `allow` (also where the catalog gives no answer) or `refuse`
+   * ([[io.github.deltalifecycle.core.MaintenancePolicy]]).
+   */
+  val CatalogManagedMaintenance = "spark.deltaLifecycle.catalogManaged.maintenance"
+
   private val Docs: Seq[(String, String)] = Seq(
     AllowedLocationPrefixes ->
       ("delta-lifecycle: comma-separated location prefixes a table redirect may point to " +
         "(empty: any). Set by the administrator when the application starts; a session " +
-        "cannot change it.")
+        "cannot change it."),
+    CatalogManagedMaintenance ->
+      ("delta-lifecycle: who permits rewriting data files and deleting log files of " +
+        "catalog-managed tables: catalog (default: what the table's catalog permits), allow " +
+        "(also where the catalog gives no answer) or refuse. Set by the administrator when " +
+        "the application starts; a session cannot change it.")
   )
 
   val Keys: Seq[String] = Docs.map(_._1)
@@ -33,4 +47,15 @@ object AdministratorSettings {
   /** The administrator's value of `key`: from the configuration the application started with. */
   def value(spark: SparkSession, key: String): Option[String] =
     SparkInternals.startupSetting(spark, key)
+
+  /** The administrator's [[CatalogManagedMaintenance]], or the default when it is not set. */
+  def catalogManagedMaintenance(spark: SparkSession): MaintenancePolicy =
+    value(spark, CatalogManagedMaintenance).filter(_.trim.nonEmpty).fold(MaintenancePolicy.Default)(
+      v =>
+        MaintenancePolicy.parse(v).getOrElse(throw LifecycleErrors.unknownSettingValue(
+          CatalogManagedMaintenance,
+          v,
+          MaintenancePolicy.all.map(_.name)
+        ))
+    )
 }
