@@ -6,10 +6,12 @@ analyzer rules see it: ``history()``, ``detail()``, ``vacuum()``, ``optimize()``
 operations that open the table's log would open a redirected table's source (delta-spark refuses
 a reader-writer source; a writer-only source answers with its own, frozen history).
 :func:`configure_spark` installs these two wrappers: in a session with this extension they ask
-the JVM (``DeltaTableRouting``) where the table is, and hand delta-spark the redirect's
-destination (a three-part name, for a name, which delta-spark loads through the catalog). A table
-that is not redirected, and every session without this extension, gets exactly what delta-spark
-alone gives. See docs/redirection.md, "Where delta-spark opens the table first".
+the JVM (``DeltaTableRouting``; over Spark Connect, the server, through the SQL functions
+``delta_lifecycle_routed_path`` and ``delta_lifecycle_routed_name``) where the table is, and hand
+delta-spark the redirect's destination (a three-part name, for a name, which delta-spark loads
+through the catalog). A table that is not redirected, and every session without this extension,
+gets exactly what delta-spark alone gives. See docs/redirection.md, "Where each access is
+routed".
 """
 
 from __future__ import annotations
@@ -26,39 +28,65 @@ _installed = False
 
 
 def install() -> None:
-    """Wrap ``delta.tables.DeltaTable.forPath`` and ``forName``; once per process."""
+    """Wrap ``forPath`` and ``forName`` of delta-spark's ``DeltaTable`` (``delta.tables``) and,
+    where pyspark's Connect client is installed, of its Spark Connect twin
+    (``delta.connect.tables``, to which the first hands a Connect session); once per process."""
     global _installed
     if _installed:
         return
     from delta.tables import DeltaTable
 
-    for_path = DeltaTable.__dict__["forPath"].__func__
-    for_name = DeltaTable.__dict__["forName"].__func__
+    _wrap(DeltaTable, connect=False)
+    try:
+        from delta.connect.tables import DeltaTable as ConnectDeltaTable
+    except ImportError:  # no pyspark[connect]: no Connect sessions either
+        pass
+    else:
+        _wrap(ConnectDeltaTable, connect=True)
+    _installed = True
+
+
+def _wrap(table_class: Any, connect: bool) -> None:
+    """Route the table ``table_class.forPath`` / ``forName`` are given: in classic sessions for
+    the classic class, in Connect sessions for the Connect one (so a table is routed once)."""
+    for_path = table_class.__dict__["forPath"].__func__
+    for_name = table_class.__dict__["forName"].__func__
+
+    def routed(spark: Any, method: str, table: str) -> str:
+        is_connect = getattr(spark, "_jsparkSession", None) is None
+        return _routed(spark, method, table) if is_connect == connect else table
 
     @functools.wraps(for_path)
     def routed_for_path(
         cls: Any, sparkSession: SparkSession, path: str, hadoopConf: Dict[str, str] = {}
     ) -> Any:
-        return for_path(cls, sparkSession, _routed(sparkSession, "pathFor", path), hadoopConf)
+        return for_path(cls, sparkSession, routed(sparkSession, "pathFor", path), hadoopConf)
 
     @functools.wraps(for_name)
     def routed_for_name(cls: Any, sparkSession: SparkSession, tableOrViewName: str) -> Any:
-        return for_name(cls, sparkSession, _routed(sparkSession, "nameFor", tableOrViewName))
+        return for_name(cls, sparkSession, routed(sparkSession, "nameFor", tableOrViewName))
 
-    setattr(DeltaTable, "forPath", classmethod(routed_for_path))
-    setattr(DeltaTable, "forName", classmethod(routed_for_name))
-    _installed = True
+    setattr(table_class, "forPath", classmethod(routed_for_path))
+    setattr(table_class, "forName", classmethod(routed_for_name))
 
 
-def _routed(spark: SparkSession, method: str, table: str) -> str:
-    """``table`` as ``DeltaTableRouting.<method>`` routes it, in a classic session with this
-    extension; as it is anywhere else (a Spark Connect session, a stock session)."""
-    jsession = getattr(spark, "_jsparkSession", None)
-    if jsession is None or _EXTENSION not in (spark.conf.get("spark.sql.extensions", "") or ""):
+#: The SQL function of the server that answers each question, for clients without a JVM.
+_FUNCTIONS = {"pathFor": "delta_lifecycle_routed_path", "nameFor": "delta_lifecycle_routed_name"}
+
+
+def _routed(spark: Any, method: str, table: str) -> str:
+    """``table`` as ``DeltaTableRouting.<method>`` routes it in a session with this
+    extension: through py4j in a classic session, through the same answer's SQL function
+    over Spark Connect; as it is in a session without the extension."""
+    if _EXTENSION not in (spark.conf.get("spark.sql.extensions", "") or ""):
         return table
-    jvm: Any = spark.sparkContext._jvm
-    routing: Callable[[Any, str], str] = getattr(
-        jvm.io.github.deltalifecycle.sql.routing.DeltaTableRouting, method
-    )
+    jsession = getattr(spark, "_jsparkSession", None)
     with translate_errors():
+        if jsession is None:
+            literal = "'" + table.replace("\\", "\\\\").replace("'", "\\'") + "'"
+            return str(spark.sql(f"SELECT {_FUNCTIONS[method]}({literal})").first()[0])
+        jvm: Any = spark.sparkContext._jvm
+        routing: Callable[[Any, str], str] = getattr(
+            jvm.io.github.deltalifecycle.sql.routing.DeltaTableRouting, method
+        )
         return str(routing(jsession, table))
