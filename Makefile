@@ -6,19 +6,29 @@
 #                   (one sbt run), collected in scala/target/lines/ (docs/spark-lines.md)
 #   make jars       jar-all-lines, then bundle every line's jar into python/ (for the wheel)
 #   make wheel      jars, then build the wheel (every line's jar inside) into dist/
-#   make smoke-lines  jars, then the smoke suite on every other line (own venv per line)
+#   make smoke-lines  the wheel of every line, installed into each line's own venv, runs the
+#                   smoke suite there (every statement; stock delta-spark and delta-rs read it)
 #   make test-all-lines  the full Scala and Python suites on every line, and the smoke suites
 #   make venv       create .venv (if absent) and install the package with its test extras
 #   make install    jar + venv
 #   make typecheck  mypy --strict on python/delta_lifecycle
+#   make docs-test  make docs, then the site's tests (its checks; every page in headless Chromium)
 #   make docs       install the docs extra into .venv, build the site (mkdocs.yml, docs/) into
-#                   site/ with mkdocs build --strict: a broken link or a page missing from nav fails
+#                   site/ with mkdocs build --strict: a broken link or anchor, a page missing from
+#                   nav, leaked markup or process text in a page fails (docs/site_checks.py)
 #   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
 #   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
-#   make test       the venv, the docs site (make docs), the format check, the jars of the
-#                   primary line and CI_SMOKE_LINES,
-#                   the Scala tests, then the Python tests (PYTEST_WORKERS in parallel) with the
-#                   smoke suite of the other Spark lines in CI_SMOKE_LINES (3.5 by default)
+#   make test       what CI runs (.ci/run): the format check, the jars of the primary line and
+#                   CI_SMOKE_LINES, the wheel of them installed into .venv-test (make test-venv),
+#                   the docs site, the Scala tests, then the Python tests (PYTEST_WORKERS in
+#                   parallel) against the installed wheel, with the smoke suite of the lines in
+#                   CI_SMOKE_LINES (3.5 by default), a Unity Catalog server, MinIO and a
+#                   standalone cluster slice; each step's time goes to target/ci-times/
+#   make test-all   make test, then everything CI leaves behind a switch: the full reliability
+#                   matrices, the whole differential corpus, the cluster and object-store suites,
+#                   every line's smoke and suites, the client matrix (bench/README.md, "CI time")
+#   make wheel-of-bundle  the wheel of the jars python/ holds now, into dist/
+#   make test-venv  .venv-test: the wheel in dist/ installed (not editable) with its extras
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
 #   make reliability  install, then every reliability matrix at full size (docs/reliability.md)
@@ -55,12 +65,16 @@ BUNDLE = $(PYTHON) scripts/bundle_jars.py
 PYTHON ?= python3
 VENV := .venv
 VENV_PY := $(VENV)/bin/python
+# make test's venv: the built wheel installed as a user installs it (make test-venv).
+TEST_VENV := .venv-test
+TEST_VENV_PY := $(TEST_VENV)/bin/python
+WHEEL := dist/delta_lifecycle-$(PROJECT_VERSION)-py3-none-any.whl
 
 SBT := build/sbt
 
-.PHONY: jar jar-all-lines jars wheel smoke-lines test-all-lines venv install typecheck fmt fmt-check \
-	test pytest demo bench reliability differential compat-matrix \
-	objectstore objectstore-test cluster-test clean-jar docs compat-docs
+.PHONY: jar jar-all-lines jars wheel wheel-of-bundle test-venv smoke-lines test-all-lines venv install typecheck fmt fmt-check \
+	test test-all pytest demo bench reliability differential compat-matrix \
+	objectstore objectstore-test cluster-test clean-jar docs site docs-test compat-docs
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
@@ -86,27 +100,42 @@ jar-all-lines:
 jars: jar-all-lines
 	$(BUNDLE) --clean $(LINES_DIR)/delta-lifecycle_*-$(PROJECT_VERSION).jar
 
-wheel: jars venv
-	rm -rf dist
-	$(VENV_PY) -m pip wheel --quiet --no-deps -w dist .
+wheel: jars
+	$(MAKE) wheel-of-bundle
+
+# The wheel of the jars python/ holds now (make test bundles only the lines CI runs). Stale
+# files of an earlier build must not reach it (tests/test_wheel.py compares it with python/).
+wheel-of-bundle:
+	rm -rf dist target/python-build
+	$(PYTHON) -m pip wheel --quiet --no-deps -w dist .
 	ls -l dist
 
-# The smoke suite (tests/test_spark_lines.py) on every line but the primary one, each in its own
-# cached venv (tests/client_venvs.py); make test runs it for CI_SMOKE_LINES.
+# What users install, installed as they do: the wheel (not editable) with the test and docs
+# extras into a venv of its own; the package is reinstalled from every new wheel.
+test-venv:
+	test -x $(TEST_VENV_PY) || $(PYTHON) -m venv $(TEST_VENV)
+	$(TEST_VENV_PY) -m pip install --quiet --upgrade pip
+	$(TEST_VENV_PY) -m pip install --quiet '$(WHEEL)[test,docs]'
+	$(TEST_VENV_PY) -m pip install --quiet --force-reinstall --no-deps '$(WHEEL)'
+
+# The lines besides the primary one, each with its own cached venv (tests/client_venvs.py);
+# make test runs the smoke suite for CI_SMOKE_LINES.
 SMOKE_LINES ?= $(filter-out $(SPARK_LINE),$(JAR_LINES))
 
-# Builds only the jars the smoke needs (the primary line's and SMOKE_LINES'); -rA --durations=0
-# print each line's time and where it went.
+# The wheel users get (every line's jar), installed into each line's venv beside the line's
+# pyspark and delta-spark, runs every statement there: the primary line's too. -rA
+# --durations=0 print each line's time and where it went.
 smoke-lines: venv
-	$(MAKE) jars JAR_LINES='$(SPARK_LINE) $(SMOKE_LINES)'
-	DELTA_LIFECYCLE_SMOKE_LINES='$(SMOKE_LINES)' $(VENV)/bin/pytest -q -rA --durations=0 \
-	  tests/test_spark_lines.py
+	$(MAKE) wheel
+	DELTA_LIFECYCLE_WHEEL='$(abspath $(WHEEL))' DELTA_LIFECYCLE_SMOKE_LINES='$(JAR_LINES)' \
+	  $(VENV)/bin/pytest -q -rA --durations=0 tests/test_spark_lines.py
 
 # The Python modules that describe the primary environment (its pins, its published M2 artifact,
 # its Connect client, mypy, the docstring examples' outputs) or run other clients' venvs of their
 # own; every other module runs on every line.
 PRIMARY_ONLY_MODULES := test_versions test_spark_submit test_connect test_typecheck \
-	test_compatibility_clients test_spark_lines test_docstring_examples
+	test_compatibility_clients test_spark_lines test_docstring_examples \
+	test_docs_checks test_docs_rendered
 LINE_PYTEST_MODULES ?= $(filter-out $(PRIMARY_ONLY_MODULES:%=tests/%.py),$(wildcard tests/test_*.py)) \
 	tests/differential/test_differential.py
 
@@ -134,7 +163,19 @@ venv:
 # The site's tools live in the docs extra; the build reads the sources, it needs no jar.
 docs: venv
 	$(VENV_PY) -m pip install --quiet -e '.[docs]'
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+	$(MAKE) site DOCS_VENV=$(VENV)
+
+# The site built with the mkdocs of $(DOCS_VENV) (make test: the wheel's venv, whose docs extra
+# has it); the build reads python/ as source, it imports nothing.
+DOCS_VENV ?= $(VENV)
+site:
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict --site-dir site
+
+# The site's own tests: the checks make docs runs, and every page rendered in headless Chromium
+# (installed by scripts/install_chromium.sh where apt-get can; the test skips without it).
+docs-test: docs
+	-scripts/install_chromium.sh
+	$(VENV)/bin/pytest -q -p no:cacheprovider tests/test_docs_checks.py tests/test_docs_rendered.py
 
 install: jar
 	$(MAKE) venv
@@ -165,10 +206,41 @@ CI_SMOKE_LINES ?= 3.5
 PYTEST_WORKERS ?= 3
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
-test: venv docs fmt-check
-	$(MAKE) jars JAR_LINES='$(SPARK_LINE) $(CI_SMOKE_LINES)'
-	$(SBT) lifecycle/test
-	DELTA_LIFECYCLE_SMOKE_LINES='$(CI_SMOKE_LINES)' $(VENV)/bin/pytest tests -q $(PYTEST_PARALLEL)
+# What make test runs, each step timed into $(CI_TIMES)/phases.csv (scripts/timed.sh; pytest's and
+# scalatest's reports hold each test's time: bench/ci_time.py turns them into the breakdown).
+# The tests run what users install: the wheel, built once from the jars of the lines CI runs
+# and installed (not editable) into $(TEST_VENV), where the end-to-end, smoke and docstring
+# tests import it from (DELTA_LIFECYCLE_WHEEL; tests/test_wheel.py checks both).
+# The browser test of the site (tests/test_docs_rendered.py) needs Debian's chromium, and the
+# Unity Catalog tests a UC server built from its source (tests/unitycatalog/server.py): both are
+# installed where they can be, and their tests skip, saying how to provide them, where not.
+CI_TIMES := target/ci-times
+TIMED := CI_TIMES=$(CI_TIMES) scripts/timed.sh
+
+test:
+	rm -rf $(CI_TIMES) scala/target/test-reports
+	-$(TIMED) chromium scripts/install_chromium.sh
+	$(TIMED) fmt-check $(MAKE) fmt-check
+	$(TIMED) jars $(MAKE) jars JAR_LINES='$(SPARK_LINE) $(CI_SMOKE_LINES)'
+	$(TIMED) wheel $(MAKE) wheel-of-bundle
+	$(TIMED) test-venv $(MAKE) test-venv
+	$(TIMED) docs $(MAKE) site DOCS_VENV=$(TEST_VENV)
+	-$(TIMED) unity-catalog $(TEST_VENV_PY) tests/unitycatalog/server.py build
+	$(TIMED) scala-tests $(SBT) lifecycle/test
+	$(TIMED) python-tests env DELTA_LIFECYCLE_WHEEL='$(abspath $(WHEEL))' \
+	  DELTA_LIFECYCLE_SMOKE_LINES='$(CI_SMOKE_LINES)' \
+	  $(TEST_VENV)/bin/pytest tests -q $(PYTEST_PARALLEL) --junitxml=$(CI_TIMES)/pytest.xml
+	@echo "make test: where the time went (phase,seconds,status)"; cat $(CI_TIMES)/phases.csv
+
+# Everything behind a switch, after what CI runs; the time each part takes is in
+# bench/README.md ("CI time"). Several hours on 2 cores.
+test-all: test
+	$(MAKE) reliability
+	$(MAKE) differential
+	$(MAKE) cluster-test
+	$(MAKE) objectstore-test
+	$(MAKE) compat-matrix
+	$(MAKE) test-all-lines
 
 # The Python tests alone, against the jar already built (no sbt run).
 pytest:

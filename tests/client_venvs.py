@@ -28,6 +28,15 @@ VENV_CACHE = Path(
 )
 
 _READY = "ready"
+#: Which wheel of this project a venv holds (its SHA-256), once package_env installed it.
+_PACKAGE = "delta-lifecycle-wheel"
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: The wheel ``make test`` built (``DELTA_LIFECYCLE_WHEEL``): other lines' venvs run this
+#: project's package as users install it. Without it (a developer's run of one module) they
+#: import it from the checkout's ``python/``.
+WHEEL = os.environ.get("DELTA_LIFECYCLE_WHEEL")
 
 #: The pyspark and delta-spark of each Spark line's venv (tests/test_spark_lines.py checks these
 #: are the supported lines).
@@ -54,6 +63,28 @@ def client_venv(
         if not (home / _READY).exists():
             _build(home, requirements, python)
     return executable
+
+
+def package_env(python: Path) -> Dict[str, str]:
+    """The environment under which ``python`` (of a venv from :func:`client_venv`) imports this
+    project's package: none when the built wheel is installed into its venv (``WHEEL``),
+    else ``PYTHONPATH`` on the checkout's sources."""
+    if not WHEEL:
+        return {"PYTHONPATH": str(REPO / "python")}
+    wheel = Path(WHEEL)
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    home = python.parent.parent
+    with open(f"{home}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = home / _PACKAGE
+        if not marker.is_file() or marker.read_text().strip() != digest:
+            subprocess.run(
+                [str(python), "-m", "pip", "install", "--quiet", "--force-reinstall",
+                 "--no-deps", str(wheel)],
+                check=True,
+            )
+            marker.write_text(digest + "\n")
+    return {}
 
 
 def run_python(

@@ -33,10 +33,8 @@ from deltalake import DeltaTable  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-#: Tables written by other Delta clients (see its README). Read-only: tests copy from it.
-TESTDATA = Path(
-    os.environ.get("DELTA_LIFECYCLE_TESTDATA", REPO_ROOT.parent / "shared" / "testdata")
-)
+#: Tables written by other Delta clients (tests/data/README.md). Read-only: tests copy from it.
+TESTDATA = Path(os.environ.get("DELTA_LIFECYCLE_TESTDATA", REPO_ROOT / "tests" / "data"))
 
 #: CI runs each reliability matrix (crash steps, concurrent writers, generated bad input) at
 #: a size that fits its time budget; ``DELTA_LIFECYCLE_FULL_MATRIX=1`` (``make reliability``)
@@ -173,7 +171,7 @@ def copy_testdata(name: str, destination: Path) -> Path:
     and return the copy; the shared originals must never be written to."""
     source = TESTDATA / name
     if not (source / "_delta_log").is_dir():
-        pytest.skip(f"test table {source} is not available (set DELTA_LIFECYCLE_TESTDATA)")
+        raise FileNotFoundError(f"test table {source} is missing (tests/data/README.md)")
     target = destination / name.replace("/", "__")
     shutil.copytree(source, target)
     return target

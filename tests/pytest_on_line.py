@@ -4,8 +4,9 @@
 
 The line's venv (tests/client_venvs.py, built once and cached) holds the line's pyspark and
 delta-spark (``LINE_REQUIREMENTS``) and what the test modules import. This project's package
-comes from its sources (``python/``, with the jars ``make jars`` bundled there), so a rebuilt
-jar needs no reinstall, and ``configure_spark`` picks the line's jar as it would for a user.
+is the wheel ``DELTA_LIFECYCLE_WHEEL`` names, installed into that venv, or else its sources
+(``python/``, with the jars ``make jars`` bundled there, so a rebuilt jar needs no reinstall);
+``configure_spark`` picks the line's jar as it would for a user.
 ``make test-all-lines`` runs this for every line but the primary one.
 """
 
@@ -19,7 +20,7 @@ from typing import List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from client_venvs import LINE_REQUIREMENTS, client_venv  # noqa: E402
+from client_venvs import LINE_REQUIREMENTS, client_venv, package_env  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -40,8 +41,9 @@ def main(argv: List[str]) -> int:
     line, *pytest_args = argv
     python = client_venv(f"pytest-{line}", LINE_REQUIREMENTS[line] + TEST_REQUIREMENTS)
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env.pop("PYTHONPATH", None)
     env.update(
-        PYTHONPATH=str(REPO / "python"),
+        **package_env(python),
         PYSPARK_PYTHON=str(python),
         PYSPARK_DRIVER_PYTHON=str(python),
     )

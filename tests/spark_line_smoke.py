@@ -1,7 +1,8 @@
 """Every statement of delta-lifecycle once, on whatever Spark line runs this script.
 
 Run by tests/test_spark_lines.py with another line's pyspark and delta-spark (its own venv)
-and this project's package on PYTHONPATH:
+and this project's package installed there from the built wheel (or, in a developer's run
+without one, on PYTHONPATH):
 
     python spark_line_smoke.py <workdir> <session conf as JSON>
 

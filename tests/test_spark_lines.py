@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 from deltalake import DeltaTable
 
-from client_venvs import LINE_REQUIREMENTS, client_venv, run_python
+from client_venvs import LINE_REQUIREMENTS, client_venv, package_env, run_python
 from conftest import SESSION_CONF, documented_droppable
 from delta_lifecycle.lines import SUPPORTED_LINES
 
@@ -48,7 +48,7 @@ def run_smoke(
         python,
         f"import runpy, sys; sys.argv = {[str(SCRIPT), str(workdir), settings]!r}; "
         f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')",
-        env={"PYTHONPATH": str(REPO / "python")},
+        env=package_env(python),
         timeout=1200,
     )
     results = [l for l in run.stdout.splitlines() if l.startswith("RESULT ")]

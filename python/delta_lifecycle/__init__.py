@@ -1,15 +1,17 @@
 """delta-lifecycle: lifecycle operations for Delta Lake tables, as a Spark SQL extension.
 
 The JVM extension does the work; this package bundles its jar, configures sessions for it
-and wraps its SQL statements in typed Python calls::
+and wraps its SQL statements in typed Python calls:
 
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark, LifecycleTable
+```python
+from pyspark.sql import SparkSession
+from delta_lifecycle import configure_spark, LifecycleTable
 
-    spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
-    history = LifecycleTable.for_path(spark, "/data/events").protocol_history()
+spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
+history = LifecycleTable.for_path(spark, "/data/events").protocol_history()
+```
 
-Errors raised by the extension are :mod:`delta_lifecycle.errors` exceptions.
+Errors raised by the extension are [`delta_lifecycle.errors`][delta_lifecycle.errors] exceptions.
 """
 
 from __future__ import annotations

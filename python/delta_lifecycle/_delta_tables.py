@@ -1,13 +1,13 @@
-"""delta-spark's ``DeltaTable.forPath`` and ``DeltaTable.forName``, made to follow a redirect.
+"""delta-spark's `DeltaTable.forPath` and `DeltaTable.forName`, made to follow a redirect.
 
-delta-spark builds the table behind a ``DeltaTable`` from a path, or from the metastore entry of
+delta-spark builds the table behind a `DeltaTable` from a path, or from the metastore entry of
 a one- or two-part name, without asking any catalog, so neither this project's catalog nor its
-analyzer rules see it: ``history()``, ``detail()``, ``vacuum()``, ``optimize()`` and the other
+analyzer rules see it: `history()`, `detail()`, `vacuum()`, `optimize()` and the other
 operations that open the table's log would open a redirected table's source (delta-spark refuses
 a reader-writer source; a writer-only source answers with its own, frozen history).
-:func:`configure_spark` installs these two wrappers: in a session with this extension they ask
-the JVM (``DeltaTableRouting``; over Spark Connect, the server, through the SQL functions
-``delta_lifecycle_routed_path`` and ``delta_lifecycle_routed_name``) where the table is, and hand
+`configure_spark` installs these two wrappers: in a session with this extension they ask
+the JVM (`DeltaTableRouting`; over Spark Connect, the server, through the SQL functions
+`delta_lifecycle_routed_path` and `delta_lifecycle_routed_name`) where the table is, and hand
 delta-spark the redirect's destination (a three-part name, for a name, which delta-spark loads
 through the catalog). A table that is not redirected, and every session without this extension,
 gets exactly what delta-spark alone gives. See docs/redirection.md, "Where each access is
@@ -28,9 +28,9 @@ _installed = False
 
 
 def install() -> None:
-    """Wrap ``forPath`` and ``forName`` of delta-spark's ``DeltaTable`` (``delta.tables``) and,
+    """Wrap `forPath` and `forName` of delta-spark's `DeltaTable` (`delta.tables`) and,
     where pyspark's Connect client is installed, of its Spark Connect twin
-    (``delta.connect.tables``, to which the first hands a Connect session); once per process."""
+    (`delta.connect.tables`, to which the first hands a Connect session); once per process."""
     global _installed
     if _installed:
         return
@@ -47,7 +47,7 @@ def install() -> None:
 
 
 def _wrap(table_class: Any, connect: bool) -> None:
-    """Route the table ``table_class.forPath`` / ``forName`` are given: in classic sessions for
+    """Route the table `table_class.forPath` / `forName` are given: in classic sessions for
     the classic class, in Connect sessions for the Connect one (so a table is routed once)."""
     for_path = table_class.__dict__["forPath"].__func__
     for_name = table_class.__dict__["forName"].__func__
@@ -75,7 +75,7 @@ _FUNCTIONS = {"pathFor": "delta_lifecycle_routed_path", "nameFor": "delta_lifecy
 
 
 def _routed(spark: Any, method: str, table: str) -> str:
-    """``table`` as ``DeltaTableRouting.<method>`` routes it in a session with this
+    """`table` as `DeltaTableRouting.<method>` routes it in a session with this
     extension: through py4j in a classic session, through the same answer's SQL function
     over Spark Connect; as it is in a session without the extension."""
     if _EXTENSION not in (spark.conf.get("spark.sql.extensions", "") or ""):

@@ -1,7 +1,7 @@
 """Type aliases shared by this package's modules.
 
 They live apart from the modules that use them so that no module imports another only for
-its types (``progress`` and ``tables`` once imported each other that way).
+its types (`progress` and `tables` once imported each other that way).
 """
 
 from __future__ import annotations

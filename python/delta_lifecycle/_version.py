@@ -1,7 +1,7 @@
 """Versions of this package and of the jar it bundles.
 
-They must equal ``versions.properties`` at the repository root (the one place sbt reads
-them from); ``tests/test_versions.py`` keeps the two in step.
+They must equal `versions.properties` at the repository root (the one place sbt reads
+them from); `tests/test_versions.py` keeps the two in step.
 """
 
 from __future__ import annotations

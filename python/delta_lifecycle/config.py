@@ -46,15 +46,15 @@ DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 LIFECYCLE_CATALOG = "io.github.deltalifecycle.sql.LifecycleCatalog"
 
 #: This project's wrapper of any other catalog: the catalog it names in
-#: ``spark.sql.catalog.<name>.deltaLifecycle.delegate`` (its other options unchanged), made
+#: `spark.sql.catalog.<name>.deltaLifecycle.delegate` (its other options unchanged), made
 #: redirect-aware the same way.
 ROUTING_CATALOG = "io.github.deltalifecycle.sql.RoutingCatalog"
 
-#: The option of a :data:`ROUTING_CATALOG` that names the catalog it wraps.
+#: The option of a `ROUTING_CATALOG` that names the catalog it wraps.
 ROUTING_DELEGATE_OPTION = "deltaLifecycle.delegate"
 
-#: The catalog classes that serve Delta tables under a name other than ``spark_catalog``, which
-#: :func:`spark_configuration` wraps in :data:`ROUTING_CATALOG`: Unity Catalog's connector.
+#: The catalog classes that serve Delta tables under a name other than `spark_catalog`, which
+#: `spark_configuration` wraps in `ROUTING_CATALOG`: Unity Catalog's connector.
 ROUTED_CATALOG_CLASSES = ("io.unitycatalog.spark.UCSingleCatalog",)
 
 #: The package's jars, one per Spark line, as a small Maven repository (see
@@ -84,8 +84,8 @@ def jar_path() -> str:
     """Return the absolute path of the bundled delta-lifecycle jar for the running Spark line.
 
     The package bundles one jar per Spark line, in the Maven repository
-    :data:`BUNDLED_REPOSITORY`; the installed pyspark, delta-spark and Spark's Scala version
-    choose it (:func:`delta_lifecycle.lines.current_line`).
+    `BUNDLED_REPOSITORY`; the installed pyspark, delta-spark and Spark's Scala version
+    choose it ([`current_line`][delta_lifecycle.lines.current_line]).
 
     Raises
     ------
@@ -93,7 +93,7 @@ def jar_path() -> str:
         when the installed versions match no bundled line.
     FileNotFoundError
         when the package was installed without that line's jar (for example from a
-        checkout where only ``make jar``, the primary line, has run).
+        checkout where only `make jar`, the primary line, has run).
 
     Examples
     --------
@@ -122,8 +122,8 @@ def bundled_coordinate() -> str:
 
 
 def bundled_repository_url() -> str:
-    """Return the ``file:`` URL of the Maven repository inside the package, for
-    ``spark.jars.repositories`` or ``spark-submit --repositories``.
+    """Return the `file:` URL of the Maven repository inside the package, for
+    `spark.jars.repositories` or `spark-submit --repositories`.
 
     Examples
     --------
@@ -136,7 +136,7 @@ def bundled_repository_url() -> str:
 def maven_coordinate() -> str:
     """Return the Maven coordinate of this project's jar for the running Spark line.
 
-    Use it with ``spark-submit --packages`` (or ``spark.jars.packages``) where the jar is
+    Use it with `spark-submit --packages` (or `spark.jars.packages`) where the jar is
     published, instead of shipping the bundled file.
 
     Examples
@@ -150,10 +150,10 @@ def maven_coordinate() -> str:
 def delta_maven_coordinate() -> str:
     """Return the delta-spark Maven coordinate matching the installed pyspark and delta-spark.
 
-    The artifact is the running line's (``delta-spark_2.12`` for Spark 3.5,
-    ``delta-spark_<line>_2.13`` for Spark 4), at the delta-spark release the line's jar is
+    The artifact is the running line's (`delta-spark_2.12` for Spark 3.5,
+    `delta-spark_<line>_2.13` for Spark 4), at the delta-spark release the line's jar is
     built against (the installed delta-spark may be another patch of it, which may have no
-    Maven artifact for the line: see :class:`~delta_lifecycle.lines.SparkLine`).
+    Maven artifact for the line: see [`SparkLine`][delta_lifecycle.lines.SparkLine]).
 
     Examples
     --------
@@ -166,18 +166,19 @@ def delta_maven_coordinate() -> str:
 def hadoop_version() -> str:
     """Return the version of the Hadoop client bundled with the installed pyspark.
 
-    Read from the name of ``hadoop-client-api-<version>.jar`` in the jars directory Spark
-    runs with: ``$SPARK_HOME/jars`` when ``SPARK_HOME`` is set, as pyspark itself does, else
+    Read from the name of `hadoop-client-api-<version>.jar` in the jars directory Spark
+    runs with: `$SPARK_HOME/jars` when `SPARK_HOME` is set, as pyspark itself does, else
     the one inside the pyspark package.
 
     Returns
     -------
-    the Hadoop version, such as ``"3.5.0"``.
+    str
+        The Hadoop version, such as `"3.5.0"`.
 
     Raises
     ------
     RuntimeError
-        when that directory holds no ``hadoop-client-api`` jar, or more than one version
+        when that directory holds no `hadoop-client-api` jar, or more than one version
         of it.
 
     Examples
@@ -203,17 +204,18 @@ def hadoop_version() -> str:
 
 
 def hadoop_aws_package() -> str:
-    """Return the Maven coordinate of ``hadoop-aws`` matching the installed pyspark's Hadoop.
+    """Return the Maven coordinate of `hadoop-aws` matching the installed pyspark's Hadoop.
 
-    ``hadoop-aws`` provides the ``s3a://`` file system (S3A) and must be exactly the version
-    of the Hadoop client Spark runs with (see :func:`hadoop_version`). Pass it to
-    :func:`configure_spark` to read and write tables on S3 or an S3-compatible store; it
+    `hadoop-aws` provides the `s3a://` file system (S3A) and must be exactly the version
+    of the Hadoop client Spark runs with (see `hadoop_version`). Pass it to
+    [`configure_spark`][delta_lifecycle.config.configure_spark] to read and write tables on S3 or an S3-compatible store; it
     brings in the AWS SDK bundle (about 700 MB, downloaded once into the Ivy cache). The
-    S3A settings themselves (endpoint, credentials) are the user's: ``spark.hadoop.fs.s3a.*``.
+    S3A settings themselves (endpoint, credentials) are the user's: `spark.hadoop.fs.s3a.*`.
 
     Returns
     -------
-    the coordinate, ``org.apache.hadoop:hadoop-aws:<Hadoop version>``.
+    str
+        The coordinate, `org.apache.hadoop:hadoop-aws:<Hadoop version>`.
 
     Examples
     --------
@@ -241,32 +243,35 @@ def _append_unique(existing: List[str], additions: Sequence[str]) -> List[str]:
 def spark_configuration(
     existing: Optional[Mapping[str, Any]] = None, extra_packages: Sequence[str] = ()
 ) -> Dict[str, str]:
-    """Return the Spark settings delta-lifecycle needs, merged into ``existing``.
+    """Return the Spark settings delta-lifecycle needs, merged into `existing`.
 
-    The result holds only the settings this function manages (``spark.jars.packages``,
-    ``spark.jars.repositories``, ``spark.sql.extensions``,
-    ``spark.sql.catalog.spark_catalog``, and for each catalog of
-    :data:`ROUTED_CATALOG_CLASSES` in ``existing``, ``spark.sql.catalog.<name>`` and
-    ``spark.sql.catalog.<name>.deltaLifecycle.delegate``); see :func:`configure_spark` for
-    how each is merged. ``spark.jars`` is never set: a value for it replaces the jars Spark resolves for
-    ``spark.jars.packages``, and the executors of a cluster would then lack delta-spark. Use
-    it where there is no builder to configure, e.g. to pass ``--conf`` options to
-    ``spark-submit`` or to a Spark Connect server::
+    The result holds only the settings this function manages (`spark.jars.packages`,
+    `spark.jars.repositories`, `spark.sql.extensions`,
+    `spark.sql.catalog.spark_catalog`, and for each catalog of `ROUTED_CATALOG_CLASSES` in
+    `existing`, `spark.sql.catalog.<name>` and `spark.sql.catalog.<name>.deltaLifecycle.delegate`);
+    see [`configure_spark`][delta_lifecycle.config.configure_spark] for how each is
+    merged. `spark.jars` is never set: a value for it replaces the jars Spark resolves for
+    `spark.jars.packages`, and the executors of a cluster would then lack delta-spark. Use
+    it where there is no builder to configure, e.g. to pass `--conf` options to
+    `spark-submit` or to a Spark Connect server:
 
-        args = []
-        for key, value in spark_configuration().items():
-            args += ["--conf", f"{key}={value}"]
+    ```python
+    args = []
+    for key, value in spark_configuration().items():
+        args += ["--conf", f"{key}={value}"]
+    ```
 
     Parameters
     ----------
     existing:
         settings already in place (any mapping of setting name to value).
     extra_packages:
-        more Maven coordinates for ``spark.jars.packages``.
+        more Maven coordinates for `spark.jars.packages`.
 
     Returns
     -------
-    the merged values of the managed settings.
+    Dict[str, str]
+        The merged values of the managed settings.
     """
     existing = existing or {}
     packages = _split(existing.get("spark.jars.packages"))
@@ -300,8 +305,8 @@ def spark_configuration(
 
 
 def _routed_catalogs(existing: Mapping[str, Any]) -> Dict[str, str]:
-    """Every catalog of :data:`ROUTED_CATALOG_CLASSES` in ``existing``, wrapped in
-    :data:`ROUTING_CATALOG` (its own options stay where they are, for the wrapped catalog).
+    """Every catalog of `ROUTED_CATALOG_CLASSES` in `existing`, wrapped in
+    `ROUTING_CATALOG` (its own options stay where they are, for the wrapped catalog).
 
     >>> settings = _routed_catalogs({
     ...     "spark.sql.catalog.lake": "io.unitycatalog.spark.UCSingleCatalog",
@@ -326,49 +331,49 @@ def _routed_catalogs(existing: Mapping[str, Any]) -> Dict[str, str]:
 def configure_spark(
     builder: SparkSession.Builder, extra_packages: Sequence[str] = ()
 ) -> SparkSession.Builder:
-    """Configure a ``SparkSession`` builder for delta-lifecycle and return it.
+    """Configure a `SparkSession` builder for delta-lifecycle and return it.
 
     The builder gets:
 
-    * delta-spark's Maven coordinate (see :func:`delta_maven_coordinate`; skipped when
-      ``spark.jars.packages`` already names a delta-spark artifact), the bundled jar's
-      coordinate (see :func:`bundled_coordinate`; skipped when it already names a
-      delta-lifecycle artifact) and ``extra_packages`` appended to
-      ``spark.jars.packages``, and the package's own Maven repository
-      (:func:`bundled_repository_url`) appended to ``spark.jars.repositories``. Spark
+    * delta-spark's Maven coordinate (see [`delta_maven_coordinate`][delta_lifecycle.config.delta_maven_coordinate]; skipped when
+      `spark.jars.packages` already names a delta-spark artifact), the bundled jar's
+      coordinate (see `bundled_coordinate`; skipped when it already names a
+      delta-lifecycle artifact) and `extra_packages` appended to
+      `spark.jars.packages`, and the package's own Maven repository
+      (`bundled_repository_url`) appended to `spark.jars.repositories`. Spark
       resolves them all as packages, so on a cluster every executor gets this project's jar
-      and delta-spark with its dependencies. ``spark.jars`` and ``spark.jars.ivySettings``
+      and delta-spark with its dependencies. `spark.jars` and `spark.jars.ivySettings`
       are left as they are;
-    * ``spark.sql.extensions`` with Delta's extension and then this project's extension
+    * `spark.sql.extensions` with Delta's extension and then this project's extension
       last, keeping any other extension already set in its place;
-    * this project's catalog (Delta's, made redirect-aware) as ``spark_catalog``, unless
+    * this project's catalog (Delta's, made redirect-aware) as `spark_catalog`, unless
       the builder already names a catalog other than Delta's;
-    * every other catalog on the builder that serves Delta tables
-      (:data:`ROUTED_CATALOG_CLASSES`: Unity Catalog's connector) wrapped in this project's
-      :data:`ROUTING_CATALOG`, so that its tables follow a redirect by name too; the
-      catalog's own options stay as they are. Set such catalogs on the builder before
-      calling this.
+    * every other catalog on the builder that serves Delta tables (`ROUTED_CATALOG_CLASSES`:
+      Unity Catalog's connector) wrapped in this project's `ROUTING_CATALOG`, so that its
+      tables follow a redirect by name too; the catalog's own options stay as they are. Set
+      such catalogs on the builder before calling this.
 
-    It also makes delta-spark's ``DeltaTable.forPath`` and ``DeltaTable.forName`` follow a
+    It also makes delta-spark's `DeltaTable.forPath` and `DeltaTable.forName` follow a
     redirect in sessions with this extension (they build their table without asking any
     catalog); in other sessions they are delta-spark's own.
 
     Values already on the builder are kept, so this can be combined with other
-    configuration, before or after. Like delta-spark's ``configure_spark_with_delta_pip``,
-    it is meant for sessions started from Python (``python app.py``, notebooks, tests,
-    ``SparkSession.builder.remote("local")``); with ``spark-submit``, pass ``--packages``
-    and ``--conf`` instead (see :func:`maven_coordinate` and :func:`spark_configuration`).
+    configuration, before or after. Like delta-spark's `configure_spark_with_delta_pip`,
+    it is meant for sessions started from Python (`python app.py`, notebooks, tests,
+    `SparkSession.builder.remote("local")`); with `spark-submit`, pass `--packages`
+    and `--conf` instead (see [`maven_coordinate`][delta_lifecycle.config.maven_coordinate] and [`spark_configuration`][delta_lifecycle.config.spark_configuration]).
 
     Parameters
     ----------
     builder:
         the builder to configure; it is changed in place and returned.
     extra_packages:
-        more Maven coordinates for ``spark.jars.packages``.
+        more Maven coordinates for `spark.jars.packages`.
 
     Returns
     -------
-    ``builder``.
+    SparkSession.Builder
+        The same `builder`, configured.
 
     Examples
     --------

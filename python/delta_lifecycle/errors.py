@@ -1,12 +1,12 @@
 """Typed exceptions for the errors the delta-lifecycle JVM extension raises.
 
-The JVM side raises ``org.apache.spark.sql.AnalysisException`` subclasses whose error
-condition starts with ``DELTA_LIFECYCLE_``. PySpark surfaces them as
-``pyspark.errors.AnalysisException`` (classic sessions) or
-``pyspark.errors.exceptions.connect.AnalysisException`` (Spark Connect); both expose
-``getCondition()``. :func:`translate_errors` turns them into the classes below, keeping the
-original PySpark exception as ``__cause__``. Every other exception passes through unchanged,
-so Spark's own errors (a ``ParseException`` for a malformed statement, for example) keep
+The JVM side raises `org.apache.spark.sql.AnalysisException` subclasses whose error
+condition starts with `DELTA_LIFECYCLE_`. PySpark surfaces them as
+`pyspark.errors.AnalysisException` (classic sessions) or
+`pyspark.errors.exceptions.connect.AnalysisException` (Spark Connect); both expose
+`getCondition()`. `translate_errors` turns them into the classes below, keeping the
+original PySpark exception as `__cause__`. Every other exception passes through unchanged,
+so Spark's own errors (a `ParseException` for a malformed statement, for example) keep
 their PySpark types.
 
 Examples
@@ -44,19 +44,20 @@ CONDITION_PREFIX = "DELTA_LIFECYCLE_"
 class DeltaLifecycleError(Exception):
     """Base class of every error raised by delta-lifecycle.
 
+    A condition that this version of the Python package does not know yet (a newer jar)
+    is raised as a plain `DeltaLifecycleError` carrying that condition.
+
+    Each subclass in this module declares the one condition it stands for as `CONDITION`;
+    defining it registers the class for `convert_exception` and `__all__`, so the
+    class is the only place that pairs a condition with its type. The
+    [Errors page][every-condition] lists every class with its condition.
+
     Attributes
     ----------
-    condition:
-        The JVM error condition, e.g. ``"DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"``.
-    message:
-        What went wrong and what to do about it, without the ``[CONDITION]`` prefix.
-
-    A condition that this version of the Python package does not know yet (a newer jar)
-    is raised as a plain :class:`DeltaLifecycleError` carrying that condition.
-
-    Each subclass in this module declares the one condition it stands for as ``CONDITION``;
-    defining it registers the class for :func:`convert_exception` and ``__all__``, so the
-    class is the only place that pairs a condition with its type.
+    condition : str
+        The JVM error condition, e.g. `"DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"`.
+    message : str
+        What went wrong and what to do about it, without the `[CONDITION]` prefix.
     """
 
     #: The condition a subclass stands for; the base class has none of its own.
@@ -91,7 +92,7 @@ _BY_CONDITION: Dict[str, Type[DeltaLifecycleError]] = {}
 
 
 class NotADeltaTableError(DeltaLifecycleError):
-    """The path has no ``_delta_log`` directory, or the log holds no commits."""
+    """The path has no `_delta_log` directory, or the log holds no commits."""
 
     CONDITION = "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"
 
@@ -103,7 +104,7 @@ class TableNotFoundError(DeltaLifecycleError):
 
 
 class NotDeltaProviderError(DeltaLifecycleError):
-    """The catalog table exists but is not a Delta table (e.g. ``USING parquet``)."""
+    """The catalog table exists but is not a Delta table (e.g. `USING parquet`)."""
 
     CONDITION = "DELTA_LIFECYCLE_NOT_DELTA_PROVIDER"
 
@@ -139,7 +140,7 @@ class CorruptLogError(DeltaLifecycleError):
 
 
 class InvalidCompactionRangeError(DeltaLifecycleError):
-    """``COMPACT LOG`` over fewer than two versions, past the latest version, or over
+    """`COMPACT LOG` over fewer than two versions, past the latest version, or over
     commits that are no longer in the log."""
 
     CONDITION = "DELTA_LIFECYCLE_INVALID_COMPACTION_RANGE"
@@ -154,7 +155,7 @@ class CompactionConflictError(DeltaLifecycleError):
 
 class CompactionTooLargeError(DeltaLifecycleError):
     """The surviving actions of the range would need more memory than
-    ``deltaLifecycle.logCompaction.maxBytesInMemory`` allows: compact a smaller range."""
+    `deltaLifecycle.logCompaction.maxBytesInMemory` allows: compact a smaller range."""
 
     CONDITION = "DELTA_LIFECYCLE_COMPACTION_TOO_LARGE"
 
@@ -163,7 +164,7 @@ class OutOfMemoryError(DeltaLifecycleError):
     """A statement ran out of heap, on the driver or in a task, during the step the message
     names. Every commit it made before is whole and a re-run carries on from the latest
     version; the message names the memory setting to raise and
-    ``spark.deltaLifecycle.filesPerPartition``, which splits the table's files finer."""
+    `spark.deltaLifecycle.filesPerPartition`, which splits the table's files finer."""
 
     CONDITION = "DELTA_LIFECYCLE_OUT_OF_MEMORY"
 
@@ -190,8 +191,8 @@ class CommitNotVisibleError(DeltaLifecycleError):
 
 
 class CoordinatedTableError(DeltaLifecycleError):
-    """The table's commits go through a catalog (``catalogManaged``) or a commit coordinator
-    (``coordinatedCommits-preview``, a coordinator property), so this project does not write
+    """The table's commits go through a catalog (`catalogManaged`) or a commit coordinator
+    (`coordinatedCommits-preview`, a coordinator property), so this project does not write
     or delete its log files; the message names the feature or property. Nothing was written."""
 
     CONDITION = "DELTA_LIFECYCLE_COORDINATED_TABLE"
@@ -200,26 +201,26 @@ class CoordinatedTableError(DeltaLifecycleError):
 class InvalidArgumentError(DeltaLifecycleError):
     """An argument of a statement (or a setting it reads) is out of range or malformed; the
     message says which, and what to give instead. Every sub-condition of
-    ``DELTA_LIFECYCLE_INVALID_ARGUMENT`` raises this class."""
+    `DELTA_LIFECYCLE_INVALID_ARGUMENT` raises this class."""
 
     CONDITION = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
 
 
 class UnknownFeatureError(DeltaLifecycleError):
-    """``DROP FEATURE`` names a feature it cannot drop; the message lists those it can."""
+    """`DROP FEATURE` names a feature it cannot drop; the message lists those it can."""
 
     CONDITION = "DELTA_LIFECYCLE_UNKNOWN_FEATURE"
 
 
 class UnknownClientError(DeltaLifecycleError):
-    """``DESCRIBE COMPATIBILITY`` or ``DROP FEATURES FOR CLIENT`` names a client that is not
+    """`DESCRIBE COMPATIBILITY` or `DROP FEATURES FOR CLIENT` names a client that is not
     in the capability file; the message lists the known ones."""
 
     CONDITION = "DELTA_LIFECYCLE_UNKNOWN_CLIENT"
 
 
 class ClientNeedsUndroppableError(DeltaLifecycleError):
-    """``DROP FEATURES FOR CLIENT`` refused before writing anything: a feature that blocks
+    """`DROP FEATURES FOR CLIENT` refused before writing anything: a feature that blocks
     the client cannot be dropped (the message names it)."""
 
     CONDITION = "DELTA_LIFECYCLE_CLIENT_NEEDS_UNDROPPABLE"
@@ -246,7 +247,7 @@ class DependentFeatureError(DeltaLifecycleError):
 
 class FeatureInUseError(DeltaLifecycleError):
     """The table's definition still uses the feature (e.g. CHECK constraints); the message
-    says what to remove first. Every sub-condition of ``DELTA_LIFECYCLE_FEATURE_IN_USE``
+    says what to remove first. Every sub-condition of `DELTA_LIFECYCLE_FEATURE_IN_USE`
     raises this class."""
 
     CONDITION = "DELTA_LIFECYCLE_FEATURE_IN_USE"
@@ -260,7 +261,7 @@ class FeatureTracesRemainError(DeltaLifecycleError):
 
 
 class TruncateHistoryRequiredError(DeltaLifecycleError):
-    """``checkpointProtection`` can only be dropped with ``truncate_history=True``."""
+    """`checkpointProtection` can only be dropped with `truncate_history=True`."""
 
     CONDITION = "DELTA_LIFECYCLE_TRUNCATE_HISTORY_REQUIRED"
 
@@ -273,8 +274,8 @@ class DropFeatureWaitError(DeltaLifecycleError):
 
 
 class InvalidRedirectError(DeltaLifecycleError):
-    """A redirect property is malformed (not JSON, a field missing, an unknown ``Type``,
-    ``State`` or ``Spec``), or the table's log no longer shows where its redirect began."""
+    """A redirect property is malformed (not JSON, a field missing, an unknown `Type`,
+    `State` or `Spec`), or the table's log no longer shows where its redirect began."""
 
     CONDITION = "DELTA_LIFECYCLE_INVALID_REDIRECT"
 
@@ -289,7 +290,7 @@ class RedirectChainError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_CHAIN"
 
 class RedirectLocationNotAllowedError(DeltaLifecycleError):
-    """A redirect target is outside ``spark.deltaLifecycle.redirect.allowedLocationPrefixes``."""
+    """A redirect target is outside `spark.deltaLifecycle.redirect.allowedLocationPrefixes`."""
 
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED"
 
@@ -300,7 +301,7 @@ class RedirectDestinationNotEmptyError(DeltaLifecycleError):
 
 class RedirectStateError(DeltaLifecycleError):
     """The table's redirect state does not allow the command (nothing to unset, already
-    redirected elsewhere, ...). Every sub-condition of ``DELTA_LIFECYCLE_REDIRECT_STATE``
+    redirected elsewhere, ...). Every sub-condition of `DELTA_LIFECYCLE_REDIRECT_STATE`
     raises this class."""
 
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_STATE"
@@ -322,8 +323,8 @@ class RedirectNotRoutedError(DeltaLifecycleError):
 
 class CatalogNotRoutedError(DeltaLifecycleError):
     """SET REDIRECT (or a redirect property set by hand) on a table named in a catalog that
-    does not follow redirects in this session: ``spark_catalog`` without this project's
-    catalog, or another catalog that this project's ``RoutingCatalog`` does not wrap. The
+    does not follow redirects in this session: `spark_catalog` without this project's
+    catalog, or another catalog that this project's `RoutingCatalog` does not wrap. The
     redirect would leave the table unusable by that name; nothing was written."""
 
     CONDITION = "DELTA_LIFECYCLE_CATALOG_NOT_ROUTED"
@@ -345,14 +346,14 @@ class StreamRedirectChangedError(DeltaLifecycleError):
 
 
 class StreamRedirectWaitError(DeltaLifecycleError):
-    """A streaming query waited longer than ``spark.deltaLifecycle.streaming.redirectWaitTimeout``
+    """A streaming query waited longer than `spark.deltaLifecycle.streaming.redirectWaitTimeout`
     for its table's redirect to leave an IN-PROGRESS state, in which no writes are allowed."""
 
     CONDITION = "DELTA_LIFECYCLE_STREAM_REDIRECT_WAIT"
 
 
 class StreamBatchRacedRedirectError(DeltaLifecycleError):
-    """A ``foreachBatch`` batch failed because a table it wrote was being redirected or brought
+    """A `foreachBatch` batch failed because a table it wrote was being redirected or brought
     back while it ran; restarting the query from its checkpoint runs the batch again, routed."""
 
     CONDITION = "DELTA_LIFECYCLE_STREAM_BATCH_RACED_REDIRECT"
@@ -367,13 +368,13 @@ class StreamPositionUnmappedError(DeltaLifecycleError):
 
 class AdministratorSettingError(DeltaLifecycleError):
     """A session tried to change a setting that is the administrator's policy (such as
-    ``spark.deltaLifecycle.redirect.allowedLocationPrefixes``); only the configuration the
+    `spark.deltaLifecycle.redirect.allowedLocationPrefixes`); only the configuration the
     application starts with sets it."""
 
     CONDITION = "DELTA_LIFECYCLE_ADMINISTRATOR_SETTING"
 
 class TestSwitchUnavailableError(DeltaLifecycleError):
-    """A session tried to set a test switch (``spark.deltaLifecycle.test.*``) in a JVM not
+    """A session tried to set a test switch (`spark.deltaLifecycle.test.*`) in a JVM not
     started for this project's tests, where it does nothing."""
 
     __test__ = False  # a pytest collection hint: this is not a test class
@@ -382,13 +383,13 @@ class TestSwitchUnavailableError(DeltaLifecycleError):
 
 class UnsupportedSparkLineError(RuntimeError):
     """The installed pyspark, delta-spark (or Spark's Scala version) form a combination the
-    package has no jar for; raised by :func:`delta_lifecycle.configure_spark` before any
+    package has no jar for; raised by [`configure_spark`][delta_lifecycle.configure_spark] before any
     session starts. The message names every supported combination.
 
     Attributes
     ----------
     spark_version, delta_version, scala_version:
-        what is installed (``scala_version`` is ``None`` when it could not be read).
+        what is installed (`scala_version` is `None` when it could not be read).
     supported:
         the supported combinations, as text.
     """
@@ -436,8 +437,8 @@ def _message_of(error: PySparkException, condition: str) -> str:
 def convert_exception(error: BaseException) -> Optional[DeltaLifecycleError]:
     """Return the typed error for a PySpark exception raised by delta-lifecycle.
 
-    Returns ``None`` when ``error`` is not a PySpark exception whose condition starts with
-    ``DELTA_LIFECYCLE_``; the caller should then re-raise the original exception.
+    Returns `None` when `error` is not a PySpark exception whose condition starts with
+    `DELTA_LIFECYCLE_`; the caller should then re-raise the original exception.
 
     Examples
     --------
@@ -461,8 +462,8 @@ def convert_exception(error: BaseException) -> Optional[DeltaLifecycleError]:
 def translate_errors() -> Iterator[None]:
     """Re-raise delta-lifecycle's PySpark exceptions inside the block as typed errors.
 
-    The typed error is raised ``from`` the PySpark exception, so the JVM stack trace stays
-    reachable through ``__cause__``. Other exceptions are not touched.
+    The typed error is raised `from` the PySpark exception, so the JVM stack trace stays
+    reachable through `__cause__`. Other exceptions are not touched.
 
     Examples
     --------

@@ -1,11 +1,11 @@
 """The Spark lines delta-lifecycle ships a jar for, and which one is running.
 
-The package bundles one jar per Spark line (in its Maven repository ``maven/``, see
-:func:`delta_lifecycle.config.bundled_coordinate`)
-and requires no exact pyspark or delta-spark version: :func:`current_line` reads the installed
+The package bundles one jar per Spark line (in its Maven repository `maven/`, see
+`bundled_coordinate`)
+and requires no exact pyspark or delta-spark version: [`current_line`][delta_lifecycle.lines.current_line] reads the installed
 pyspark, delta-spark and Spark's Scala version, and picks the line whose jar and
 delta-spark artifact match. Any other combination raises
-:class:`~delta_lifecycle.errors.UnsupportedSparkLineError` naming the supported ones.
+[`UnsupportedSparkLineError`][delta_lifecycle.errors.UnsupportedSparkLineError] naming the supported ones.
 
 Examples
 --------
@@ -43,15 +43,15 @@ class SparkLine:
     Attributes
     ----------
     line:
-        Spark's ``major.minor``, e.g. ``"3.5"``.
+        Spark's `major.minor`, e.g. `"3.5"`.
     scala:
         the Scala binary version of the line's jar (that of the line's pyspark).
     delta_version:
-        the delta-spark release the jar is built against, e.g. ``"3.3.3"``. Any installed
-        patch release of its ``major.minor`` (:attr:`delta_line`) is accepted, and the
+        the delta-spark release the jar is built against, e.g. `"3.3.3"`. Any installed
+        patch release of its `major.minor` ([`delta_line`][delta_lifecycle.lines.SparkLine.delta_line]) is accepted, and the
         session loads this release's Maven artifact: it is known to exist for the line,
         while a newer patch on PyPI may have none (delta-spark 4.4.1 has no
-        ``delta-spark_4.2_2.13``).
+        `delta-spark_4.2_2.13`).
     """
 
     line: str
@@ -60,29 +60,29 @@ class SparkLine:
 
     @property
     def delta_line(self) -> str:
-        """delta-spark's ``major.minor`` the jar is built against, e.g. ``"3.3"``."""
+        """delta-spark's `major.minor` the jar is built against, e.g. `"3.3"`."""
         return _major_minor(self.delta_version)
 
     @property
     def artifact_id(self) -> str:
-        """This project's artifact for the line, e.g. ``delta-lifecycle_3.5_2.12``."""
+        """This project's artifact for the line, e.g. `delta-lifecycle_3.5_2.12`."""
         return f"delta-lifecycle_{self.line}_{self.scala}"
 
     @property
     def jar_name(self) -> str:
         """The file name of the line's jar as sbt builds and publishes it (the bundled copy
-        carries a digest in its version: :func:`delta_lifecycle.config.bundled_coordinate`)."""
+        carries a digest in its version: `bundled_coordinate`)."""
         return f"{self.artifact_id}-{__version__}.jar"
 
     @property
     def maven_coordinate(self) -> str:
-        """This project's Maven coordinate for the line (``spark-submit --packages``)."""
+        """This project's Maven coordinate for the line (`spark-submit --packages`)."""
         return f"{MAVEN_GROUP}:{self.artifact_id}:{__version__}"
 
     def delta_coordinate(self) -> str:
-        """delta-spark's Maven coordinate for the line, at :attr:`delta_version`: delta-spark
-        names its Spark 3.5 artifact ``delta-spark_<scala>`` and its Spark 4 ones
-        ``delta-spark_<line>_<scala>``.
+        """delta-spark's Maven coordinate for the line, at `delta_version`: delta-spark
+        names its Spark 3.5 artifact `delta-spark_<scala>` and its Spark 4 ones
+        `delta-spark_<line>_<scala>`.
 
         Examples
         --------
@@ -94,7 +94,7 @@ class SparkLine:
         return f"io.delta:delta-spark_{self.line}_{self.scala}:{self.delta_version}"
 
     def describe(self) -> str:
-        """``Spark 3.5 (Scala 2.12) with delta-spark 3.3.x``."""
+        """`Spark 3.5 (Scala 2.12) with delta-spark 3.3.x`."""
         return f"Spark {self.line} (Scala {self.scala}) with delta-spark {self.delta_line}.x"
 
 
@@ -172,9 +172,9 @@ def line_for(spark_version: str, delta_version: str, scala: Optional[str] = None
 
 
 def installed_scala_binary_version() -> Optional[str]:
-    """The Scala binary version of the Spark that pyspark runs (``$SPARK_HOME/jars`` when
-    ``SPARK_HOME`` is set, else pyspark's own), read from its ``spark-core_<scala>`` jar;
-    ``None`` when no such jar is found.
+    """The Scala binary version of the Spark that pyspark runs (`$SPARK_HOME/jars` when
+    `SPARK_HOME` is set, else pyspark's own), read from its `spark-core_<scala>` jar;
+    `None` when no such jar is found.
 
     Examples
     --------
@@ -195,7 +195,7 @@ def installed_scala_binary_version() -> Optional[str]:
 def installed_delta_version() -> str:
     """The installed delta-spark's version.
 
-    Raises ``RuntimeError`` when delta-spark is not installed.
+    Raises `RuntimeError` when delta-spark is not installed.
     """
     try:
         return metadata.version("delta-spark")
@@ -207,7 +207,7 @@ def installed_delta_version() -> str:
 
 
 def current_line() -> SparkLine:
-    """The line of the installed pyspark and delta-spark (see :func:`line_for`).
+    """The line of the installed pyspark and delta-spark (see [`line_for`][delta_lifecycle.lines.line_for]).
 
     Examples
     --------

@@ -1,10 +1,10 @@
 """Progress of long statements (copies, rewrites, checkpoints, cleanups) seen from Python.
 
-While a :class:`~delta_lifecycle.LifecycleTable` method runs one of this project's
-statements, a background thread asks the driver every ``interval`` seconds which Spark jobs
+While a [`LifecycleTable`][delta_lifecycle.LifecycleTable] method runs one of this project's
+statements, a background thread asks the driver every `interval` seconds which Spark jobs
 the statement is running and how many of their tasks finished, and hands each change to a
-callback: by default :func:`log_progress`, which logs it at INFO on the
-``delta_lifecycle.progress`` logger.
+callback: by default [`log_progress`][delta_lifecycle.progress.log_progress], which logs it at INFO on the
+`delta_lifecycle.progress` logger.
 
 Reports need the driver's JVM, so they come from classic sessions only; on Spark Connect the
 statement runs without them (the Spark UI still shows each job's step).
@@ -52,8 +52,8 @@ class OperationProgress:
     job_id:
         the Spark job's id, as the Spark UI shows it.
     description:
-        the step the job belongs to, e.g. ``"UNSET REDIRECT t: step 3 of 6: copy back the
-        data written at the destination"``, or the copy's own description.
+        the step the job belongs to, e.g. `"UNSET REDIRECT t: step 3 of 6: copy back the
+        data written at the destination"`, or the copy's own description.
     tasks_done:
         tasks of the job's stages finished so far.
     tasks_total:
@@ -71,13 +71,13 @@ ProgressCallback = Callable[[OperationProgress], None]
 
 
 def log_progress(update: OperationProgress) -> None:
-    """The default callback: logs ``update`` at INFO on the ``delta_lifecycle.progress``
+    """The default callback: logs `update` at INFO on the `delta_lifecycle.progress`
     logger."""
     _logger.info("%s: %d of %d tasks", update.description, update.tasks_done, update.tasks_total)
 
 
 def running_jobs(spark: AnySparkSession) -> Optional[List[OperationProgress]]:
-    """The delta-lifecycle jobs running now on ``spark``'s driver, oldest first, or ``None``
+    """The delta-lifecycle jobs running now on `spark`'s driver, oldest first, or `None`
     for a session with no JVM at hand (Spark Connect)."""
     jvm: Any = getattr(spark, "_jvm", None)
     jsession: Any = getattr(spark, "_jsparkSession", None)
@@ -95,8 +95,8 @@ def running_jobs(spark: AnySparkSession) -> Optional[List[OperationProgress]]:
 def reporting_progress(
     spark: AnySparkSession, callback: Optional[ProgressCallback], interval: float = 1.0
 ) -> Iterator[None]:
-    """Reports the progress of the statement run inside the ``with`` block to ``callback``
-    (:func:`log_progress` when ``None``), from a daemon thread polling every ``interval``
+    """Reports the progress of the statement run inside the `with` block to `callback`
+    ([`log_progress`][delta_lifecycle.progress.log_progress] when `None`), from a daemon thread polling every `interval`
     seconds; each job is reported when it first shows and whenever its finished tasks change."""
     report = callback or log_progress
     if running_jobs(spark) is None:

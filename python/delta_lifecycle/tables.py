@@ -1,4 +1,4 @@
-"""``LifecycleTable``: the Python entry point to delta-lifecycle's statements on one table."""
+"""`LifecycleTable`: the Python entry point to delta-lifecycle's statements on one table."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ __all__ = ["LifecycleTable", "quote_path"]
 
 
 def quote_path(path: str) -> str:
-    """Return the SQL identifier of the Delta table at ``path``: ``delta.`<path>```.
+    """Return the SQL identifier of the Delta table at `path`: `` delta.`<path>` ``.
 
     Backticks inside the path are doubled, as Spark SQL's quoting rules require.
 
@@ -44,11 +44,11 @@ def quote_path(path: str) -> str:
 class LifecycleTable:
     """One Delta table, by path or by catalog name, and the delta-lifecycle statements on it.
 
-    Every method runs this project's SQL statements through ``spark.sql`` and nothing else,
-    so a ``LifecycleTable`` works the same on a classic session and on a Spark Connect
+    Every method runs this project's SQL statements through `spark.sql` and nothing else,
+    so a `LifecycleTable` works the same on a classic session and on a Spark Connect
     session, as long as the session (or the Connect server) was configured with the
-    extension (see :func:`delta_lifecycle.configure_spark`). Errors raised by the extension
-    surface as :mod:`delta_lifecycle.errors` exceptions.
+    extension (see [`configure_spark`][delta_lifecycle.configure_spark]). Errors raised by the extension
+    surface as [`delta_lifecycle.errors`][delta_lifecycle.errors] exceptions.
 
     Examples
     --------
@@ -66,7 +66,7 @@ class LifecycleTable:
     """
 
     def __init__(self, spark: AnySparkSession, identifier: str) -> None:
-        """Use :meth:`for_path` or :meth:`for_name` instead.
+        """Use [`for_path`][delta_lifecycle.tables.LifecycleTable.for_path] or [`for_name`][delta_lifecycle.tables.LifecycleTable.for_name] instead.
 
         Parameters
         ----------
@@ -79,24 +79,25 @@ class LifecycleTable:
         self._identifier = identifier
 
     @classmethod
-    def for_path(cls, spark: AnySparkSession, path: str) -> "LifecycleTable":
-        """Return the table stored at ``path`` (any Hadoop path: ``/dir``, ``file:/dir``,
-        ``s3a://bucket/dir``, ...).
+    def for_path(cls, spark: AnySparkSession, path: str) -> LifecycleTable:
+        """Return the table stored at `path` (any Hadoop path: `/dir`, `file:/dir`,
+        `s3a://bucket/dir`, ...).
 
         Nothing is read until a method runs, so an invalid path fails there, with
-        :class:`~delta_lifecycle.errors.NotADeltaTableError`.
+        `NotADeltaTableError`.
 
         Parameters
         ----------
         spark:
-            a session configured with :func:`delta_lifecycle.configure_spark`, classic or
+            a session configured with [`configure_spark`][delta_lifecycle.configure_spark], classic or
             Spark Connect.
         path:
-            the table's root directory (the parent of ``_delta_log``).
+            the table's root directory (the parent of `_delta_log`).
 
         Returns
         -------
-        the table.
+        LifecycleTable
+            The table.
 
         Examples
         --------
@@ -107,26 +108,27 @@ class LifecycleTable:
         return cls(spark, quote_path(path))
 
     @classmethod
-    def for_name(cls, spark: AnySparkSession, name: str) -> "LifecycleTable":
-        """Return the catalog table called ``name``.
+    def for_name(cls, spark: AnySparkSession, name: str) -> LifecycleTable:
+        """Return the catalog table called `name`.
 
-        ``name`` is a SQL multipart identifier (``events``, ``sales.events``,
-        ``spark_catalog.sales.events``) and is used as written, so quote parts that need
-        it with backticks yourself (``sales.`odd-name```). Unknown tables fail when a method
-        runs, with :class:`~delta_lifecycle.errors.TableNotFoundError`; non-Delta tables with
-        :class:`~delta_lifecycle.errors.NotDeltaProviderError`.
+        `name` is a SQL multipart identifier (`events`, `sales.events`,
+        `spark_catalog.sales.events`) and is used as written, so quote parts that need
+        it with backticks yourself (`` sales.`odd-name` ``). Unknown tables fail when a method
+        runs, with `TableNotFoundError`; non-Delta tables with
+        `NotDeltaProviderError`.
 
         Parameters
         ----------
         spark:
-            a session configured with :func:`delta_lifecycle.configure_spark`, classic or
+            a session configured with [`configure_spark`][delta_lifecycle.configure_spark], classic or
             Spark Connect.
         name:
             the table's name in the session catalog.
 
         Returns
         -------
-        the table.
+        LifecycleTable
+            The table.
 
         Examples
         --------
@@ -140,7 +142,7 @@ class LifecycleTable:
 
     @property
     def identifier(self) -> str:
-        """The table as it appears in the SQL statements, e.g. ``delta.`/data/events```."""
+        """The table as it appears in the SQL statements, e.g. `` delta.`/data/events` ``."""
         return self._identifier
 
     def _sql(self, statement: str) -> "DataFrame":
@@ -156,19 +158,20 @@ class LifecycleTable:
     def protocol_history(self) -> List[ProtocolVersion]:
         """Return the protocol in force at every retained version, oldest first.
 
-        Runs ``DESCRIBE PROTOCOL HISTORY <table>``. The history starts at version 0 when the
+        Runs `DESCRIBE PROTOCOL HISTORY <table>`. The history starts at version 0 when the
         log still holds every commit, otherwise at the oldest checkpoint that the commits
         after it continue without a gap.
 
         Returns
         -------
-        one :class:`~delta_lifecycle.results.ProtocolVersion` per version.
+        List[ProtocolVersion]
+            One entry per retained version.
 
         Raises
         ------
-        delta_lifecycle.errors.DeltaLifecycleError:
+        delta_lifecycle.errors.DeltaLifecycleError
             the table cannot be resolved or its log cannot be read (see the subclasses in
-            :mod:`delta_lifecycle.errors`).
+            [`delta_lifecycle.errors`][delta_lifecycle.errors]).
 
         Examples
         --------
@@ -185,20 +188,21 @@ class LifecycleTable:
         return [ProtocolVersion.from_row(row) for row in rows]
 
     def log_files(self) -> List[LogFileEntry]:
-        """Return every file of the table's ``_delta_log``, in version order.
+        """Return every file of the table's `_delta_log`, in version order.
 
-        Runs ``DESCRIBE LOG FILES <table>``: one listing of the log folder, as
-        ``DESCRIBE HISTORY`` lists it, and nothing read from the files. It shows what
-        ``compact_log`` and ``clean_log`` work on: commits, checkpoints, compactions,
+        Runs `DESCRIBE LOG FILES <table>`: one listing of the log folder, as
+        `DESCRIBE HISTORY` lists it, and nothing read from the files. It shows what
+        `compact_log` and `clean_log` work on: commits, checkpoints, compactions,
         checksums, and files in the folder that are no part of the log.
 
         Returns
         -------
-        one :class:`~delta_lifecycle.results.LogFileEntry` per file.
+        List[LogFileEntry]
+            One entry per file.
 
         Raises
         ------
-        delta_lifecycle.errors.DeltaLifecycleError:
+        delta_lifecycle.errors.DeltaLifecycleError
             the table cannot be resolved or is not a Delta table.
 
         Examples
@@ -219,27 +223,28 @@ class LifecycleTable:
         """Say which known clients can read and write the table, and what to drop for the
         others.
 
-        Runs ``DESCRIBE COMPATIBILITY <table> [VERSION AS OF v] [FOR '<client>']``. Only the
+        Runs `DESCRIBE COMPATIBILITY <table> [VERSION AS OF v] [FOR '<client>']`. Only the
         protocol is read, never the data files. Entries come from the capability file in the
-        jar; a feature no source covers makes the answer ``"unknown"``, never a guess.
+        jar; a feature no source covers makes the answer `"unknown"`, never a guess.
 
         Parameters
         ----------
         client:
-            an id (``"deltalake-1.x"``) or a family (``"delta-spark"``: every version range);
-            ``None`` for every known client.
+            an id (`"deltalake-1.x"`) or a family (`"delta-spark"`: every version range);
+            `None` for every known client.
         version:
-            the table version to judge; ``None`` for the latest.
+            the table version to judge; `None` for the latest.
 
         Returns
         -------
-        one :class:`~delta_lifecycle.results.ClientCompatibility` per client and version range.
+        List[ClientCompatibility]
+            One entry per client and version range.
 
         Raises
         ------
-        ValueError:
-            an empty ``client`` or a negative ``version``; raised before any SQL runs.
-        delta_lifecycle.errors.UnknownClientError:
+        ValueError
+            an empty `client` or a negative `version`; raised before any SQL runs.
+        delta_lifecycle.errors.UnknownClientError
             the client is not in the capability file (the message lists the known ones).
 
         Examples
@@ -265,43 +270,43 @@ class LifecycleTable:
         dry_run: bool = False,
         on_progress: Optional[ProgressCallback] = None,
     ) -> List[DropFeatureResult]:
-        """Drop every feature that keeps ``client`` from reading (or writing) the table.
+        """Drop every feature that keeps `client` from reading (or writing) the table.
 
-        Runs ``ALTER TABLE <table> DROP FEATURES FOR CLIENT '<client>' [FOR WRITES]
-        [TRUNCATE HISTORY] [DRY RUN]``: the features :meth:`compatibility` lists in
-        ``drop_for_read`` (``drop_for_write``), each with DROP FEATURE, features that depend
+        Runs `ALTER TABLE <table> DROP FEATURES FOR CLIENT '<client>' [FOR WRITES]
+        [TRUNCATE HISTORY] [DRY RUN]`: the features [`compatibility`][delta_lifecycle.tables.LifecycleTable.compatibility] lists in
+        `drop_for_read` (`drop_for_write`), each with DROP FEATURE, features that depend
         on another first. Everything is checked before the first drop; a re-run after a crash
         skips the features already gone.
 
         Parameters
         ----------
         client:
-            one id of the capability file, e.g. ``"deltalake-1.x"``.
+            one id of the capability file, e.g. `"deltalake-1.x"`.
         for_writes:
-            make the table writable too (drops ``checkpointProtection`` when the client does
-            not know it; that needs ``truncate_history``).
+            make the table writable too (drops `checkpointProtection` when the client does
+            not know it; that needs `truncate_history`).
         truncate_history:
             drop reader-writer features by truncating history instead of the fast drop.
         dry_run:
             change nothing and return the plans.
         on_progress:
-            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see [`delta_lifecycle.progress`][delta_lifecycle.progress].
 
         Returns
         -------
-        one :class:`~delta_lifecycle.results.DropFeatureResult` per feature, in drop order
-        (empty when nothing blocks the client).
+        List[DropFeatureResult]
+            One result per feature, in drop order (empty when nothing blocks the client).
 
         Raises
         ------
-        delta_lifecycle.errors.UnknownClientError:
+        delta_lifecycle.errors.UnknownClientError
             the client is not in the capability file.
-        delta_lifecycle.errors.ClientNeedsUndroppableError:
+        delta_lifecycle.errors.ClientNeedsUndroppableError
             a blocking feature cannot be dropped; nothing was changed.
-        delta_lifecycle.errors.InvalidArgumentError:
+        delta_lifecycle.errors.InvalidArgumentError
             a family rather than one id, or writes for a client that needs
-            ``truncate_history``.
-        delta_lifecycle.errors.DropFeatureWaitError:
+            `truncate_history`.
+        delta_lifecycle.errors.DropFeatureWaitError
             a history-truncating drop must wait; run again at the time it says.
 
         Examples
@@ -341,10 +346,10 @@ class LifecycleTable:
     def compact_log(
         self, start: Optional[int] = None, end: Optional[int] = None
     ) -> CompactionResult:
-        """Write one log compaction, ``_delta_log/<start>.<end>.compacted.json``.
+        """Write one log compaction, `_delta_log/<start>.<end>.compacted.json`.
 
-        Runs ``ALTER TABLE <table> COMPACT LOG [FROM VERSION start TO VERSION end]``. The
-        file holds the reconciled actions of commits ``start`` to ``end``; delta-spark and
+        Runs `ALTER TABLE <table> COMPACT LOG [FROM VERSION start TO VERSION end]`. The
+        file holds the reconciled actions of commits `start` to `end`; delta-spark and
         this project read it instead of those commits, other clients ignore it. Without a
         range, the commits since the last checkpoint or compaction are compacted. The file
         is written once (put-if-absent) and never overwritten.
@@ -352,32 +357,33 @@ class LifecycleTable:
         Parameters
         ----------
         start:
-            first version of the range; give both ``start`` and ``end`` or neither.
+            first version of the range; give both `start` and `end` or neither.
         end:
-            last version of the range (greater than ``start``).
+            last version of the range (greater than `start`).
 
         Returns
         -------
-        what was written, see :class:`~delta_lifecycle.results.CompactionResult`.
+        CompactionResult
+            What was written.
 
         Raises
         ------
-        ValueError:
-            only one of ``start`` and ``end``, or a negative or non-integer version; raised
+        ValueError
+            only one of `start` and `end`, or a negative or non-integer version; raised
             before any SQL runs.
-        delta_lifecycle.errors.InvalidCompactionRangeError:
+        delta_lifecycle.errors.InvalidCompactionRangeError
             a range of fewer than two versions, past the latest version, or over commits no
             longer in the log.
-        delta_lifecycle.errors.CompactionConflictError:
+        delta_lifecycle.errors.CompactionConflictError
             a damaged file of that name exists, or the range partly overlaps an existing
             compaction.
-        delta_lifecycle.errors.UnsupportedProtocolError:
+        delta_lifecycle.errors.UnsupportedProtocolError
             the range uses a feature this client does not support.
-        delta_lifecycle.errors.CoordinatedTableError:
+        delta_lifecycle.errors.CoordinatedTableError
             the table's commits go through a catalog or a commit coordinator.
-        delta_lifecycle.errors.DeltaLifecycleError:
+        delta_lifecycle.errors.DeltaLifecycleError
             the table cannot be resolved or its log cannot be read (see the subclasses in
-            :mod:`delta_lifecycle.errors`).
+            [`delta_lifecycle.errors`][delta_lifecycle.errors]).
 
         Examples
         --------
@@ -405,40 +411,40 @@ class LifecycleTable:
     ) -> CleanupResult:
         """Delete expired log files, under the Checkpoint Protection RFC's rules.
 
-        Runs ``ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]``: commits, version
+        Runs `ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]`: commits, version
         checksums and checkpoints before the newest checkpoint older than the retention
         go, with compactions that start at or before it. On tables with
-        ``checkpointProtection``, checkpoints before
-        ``delta.requireCheckpointProtectionBeforeVersion`` stay unless the cleanup reaches
+        `checkpointProtection`, checkpoints before
+        `delta.requireCheckpointProtectionBeforeVersion` stay unless the cleanup reaches
         that version in one pass; the kept files come back with a reason.
 
         Parameters
         ----------
         retain_hours:
-            keep this many hours of history; ``None`` uses the table's
-            ``delta.logRetentionDuration`` (30 days by default).
+            keep this many hours of history; `None` uses the table's
+            `delta.logRetentionDuration` (30 days by default).
         dry_run:
             return the plan and delete nothing.
         on_progress:
-            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see [`delta_lifecycle.progress`][delta_lifecycle.progress].
 
         Returns
         -------
-        every expired file and what happened to it, see
-        :class:`~delta_lifecycle.results.CleanupResult`.
+        CleanupResult
+            Every expired file and what happened to it.
 
         Raises
         ------
-        ValueError:
-            a negative or non-integer ``retain_hours``; raised before any SQL runs.
-        delta_lifecycle.errors.InvalidArgumentError:
-            the table's ``delta.logRetentionDuration`` is negative.
-        delta_lifecycle.errors.CoordinatedTableError:
+        ValueError
+            a negative or non-integer `retain_hours`; raised before any SQL runs.
+        delta_lifecycle.errors.InvalidArgumentError
+            the table's `delta.logRetentionDuration` is negative.
+        delta_lifecycle.errors.CoordinatedTableError
             the table's commits go through a catalog or a commit coordinator (refused with
-            ``dry_run`` too).
-        delta_lifecycle.errors.DeltaLifecycleError:
+            `dry_run` too).
+        delta_lifecycle.errors.DeltaLifecycleError
             the table cannot be resolved or its log cannot be read (see the subclasses in
-            :mod:`delta_lifecycle.errors`).
+            [`delta_lifecycle.errors`][delta_lifecycle.errors]).
 
         Examples
         --------
@@ -467,50 +473,51 @@ class LifecycleTable:
     ) -> DropFeatureResult:
         """Remove a table feature from the table's protocol.
 
-        Runs ``ALTER TABLE <table> DROP FEATURE <feature> [TRUNCATE HISTORY] [DRY RUN]``.
+        Runs `ALTER TABLE <table> DROP FEATURE <feature> [TRUNCATE HISTORY] [DRY RUN]`.
         By default this is the fast drop: delta-spark disables the feature and rewrites
         what still uses it, three protected checkpoints form a barrier, and one commit
-        removes the feature, adds ``checkpointProtection`` and records the boundary. Clients
+        removes the feature, adds `checkpointProtection` and records the boundary. Clients
         without the feature read every version from the boundary on; nothing is truncated
         and nobody waits.
 
-        With ``truncate_history=True`` it is the legacy two-run flow: the first run
-        prepares and raises :class:`~delta_lifecycle.errors.DropFeatureWaitError` saying
+        With `truncate_history=True` it is the legacy two-run flow: the first run
+        prepares and raises `DropFeatureWaitError` saying
         when to run again; the run after that deletes the history older than
-        ``delta.dropFeatureTruncateHistory.retentionDuration`` and downgrades.
-        ``checkpointProtection`` itself can only be dropped this way.
+        `delta.dropFeatureTruncateHistory.retentionDuration` and downgrades.
+        `checkpointProtection` itself can only be dropped this way.
 
         Parameters
         ----------
         feature:
-            the feature's protocol name, e.g. ``"deletionVectors"``, ``"typeWidening"``,
-            ``"v2Checkpoint"``.
+            the feature's protocol name, e.g. `"deletionVectors"`, `"typeWidening"`,
+            `"v2Checkpoint"`.
         truncate_history:
             use the history-truncating flow.
         dry_run:
             change nothing and return the plan.
         on_progress:
-            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see [`delta_lifecycle.progress`][delta_lifecycle.progress].
 
         Returns
         -------
-        see :class:`~delta_lifecycle.results.DropFeatureResult`.
+        DropFeatureResult
+            What the drop did, or with `dry_run` what it will do.
 
         Raises
         ------
-        ValueError:
-            an empty or non-string ``feature``; raised before any SQL runs.
-        delta_lifecycle.errors.UnknownFeatureError:
+        ValueError
+            an empty or non-string `feature`; raised before any SQL runs.
+        delta_lifecycle.errors.UnknownFeatureError
             not a droppable feature.
-        delta_lifecycle.errors.FeatureNotPresentError:
+        delta_lifecycle.errors.FeatureNotPresentError
             the protocol lacks it.
-        delta_lifecycle.errors.DependentFeatureError:
+        delta_lifecycle.errors.DependentFeatureError
             another feature needs it.
-        delta_lifecycle.errors.DropFeatureWaitError:
+        delta_lifecycle.errors.DropFeatureWaitError
             history truncation must wait.
-        delta_lifecycle.errors.CoordinatedTableError:
+        delta_lifecycle.errors.CoordinatedTableError
             the table's commits go through a catalog or a commit coordinator (refused with
-            ``dry_run`` too).
+            `dry_run` too).
 
         Examples
         --------
@@ -571,54 +578,54 @@ class LifecycleTable:
     ) -> Union[RedirectStatus, RedirectPlan]:
         """Redirect the table to a new location, or to a new table in the session catalog.
 
-        Runs ``ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>'
-        | TABLE <name> [NO REDIRECT RULES (...)]``: the table's data files are copied while
-        it still accepts writes; then it enters ``ENABLE-REDIRECT-IN-PROGRESS`` (writes are
+        Runs `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>'
+        | TABLE <name> [NO REDIRECT RULES (...)]`: the table's data files are copied while
+        it still accepts writes; then it enters `ENABLE-REDIRECT-IN-PROGRESS` (writes are
         refused, reads continue), the files committed since and the log are copied, all
-        copies run as Spark jobs and are verified, and it becomes ``READY``: from then on
+        copies run as Spark jobs and are verified, and it becomes `READY`: from then on
         every read and write by name or path in a session with this extension goes to the
         destination. Re-running the same call after a crash resumes the copy.
 
-        Between two ``s3a://`` locations of the same store the store copies each file
+        Between two `s3a://` locations of the same store the store copies each file
         itself (no data bytes through the executors); elsewhere the executors copy them.
-        ``dry_run=True`` says what the statement would do and writes nothing.
+        `dry_run=True` says what the statement would do and writes nothing.
 
         Parameters
         ----------
         location:
             the destination location (any Hadoop file system URI); it must be absent or
-            empty. Give exactly one of ``location`` and ``table``.
+            empty. Give exactly one of `location` and `table`.
         mode:
-            ``"reader_writer"`` (legacy clients can neither read nor write the source) or
-            ``"writer_only"`` (they can still read it, as it was).
+            `"reader_writer"` (legacy clients can neither read nor write the source) or
+            `"writer_only"` (they can still read it, as it was).
         no_redirect_rules:
-            ``(application name, operations)`` pairs: sessions of that application keep
+            `(application name, operations)` pairs: sessions of that application keep
             reading (and running those operations on) the source.
         table:
             a session catalog table name to create at the default location.
         on_progress:
-            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see [`delta_lifecycle.progress`][delta_lifecycle.progress].
         dry_run:
-            run ``… DRY RUN``: return what the statement would copy, how, and which checks
+            run `… DRY RUN`: return what the statement would copy, how, and which checks
             would refuse it, writing nothing in either location.
 
         Returns
         -------
-        see :class:`~delta_lifecycle.results.RedirectStatus`; with ``dry_run``,
-        :class:`~delta_lifecycle.results.RedirectPlan` (the checks that would refuse the
-        redirect are in its ``refusals``, not raised).
+        Union[RedirectStatus, RedirectPlan]
+            The redirect's status once the table is `READY`; with `dry_run`, the plan (the
+            checks that would refuse the redirect are in its `refusals`, not raised).
 
         Raises
         ------
-        ValueError:
+        ValueError
             bad arguments; raised before any SQL runs.
-        delta_lifecycle.errors.RedirectDestinationNotEmptyError:
+        delta_lifecycle.errors.RedirectDestinationNotEmptyError
             the target has data.
-        delta_lifecycle.errors.RedirectLocationNotAllowedError:
+        delta_lifecycle.errors.RedirectLocationNotAllowedError
             outside the allowed prefixes.
-        delta_lifecycle.errors.RedirectStateError:
+        delta_lifecycle.errors.RedirectStateError
             already redirected elsewhere.
-        delta_lifecycle.errors.CoordinatedTableError:
+        delta_lifecycle.errors.CoordinatedTableError
             the table's commits, or the destination's, go through a catalog or a commit
             coordinator.
 
@@ -671,26 +678,31 @@ class LifecycleTable:
     ) -> Union[RedirectStatus, RedirectPlan]:
         """Remove the table's redirect and bring its data home.
 
-        Runs ``ALTER TABLE <table> UNSET REDIRECT``. From ``READY``: source and destination
-        enter ``DROP-REDIRECT-IN-PROGRESS`` (writes refused), everything written at the
+        Runs `ALTER TABLE <table> UNSET REDIRECT`. From `READY`: source and destination
+        enter `DROP-REDIRECT-IN-PROGRESS` (writes refused), everything written at the
         destination is copied back and its commits replayed on the source, and the source
-        returns to ``NORMAL``, readable by every client again. From
-        ``ENABLE-REDIRECT-IN-PROGRESS`` it cancels the unfinished redirect. Re-running after
+        returns to `NORMAL`, readable by every client again. From
+        `ENABLE-REDIRECT-IN-PROGRESS` it cancels the unfinished redirect. Re-running after
         a crash continues where it stopped.
 
         Parameters
         ----------
         on_progress:
-            called with the statement's progress, see :mod:`delta_lifecycle.progress`.
+            called with the statement's progress, see [`delta_lifecycle.progress`][delta_lifecycle.progress].
         dry_run:
-            run ``… DRY RUN``: return a :class:`~delta_lifecycle.results.RedirectPlan` of
+            run `… DRY RUN`: return a [`RedirectPlan`][delta_lifecycle.results.RedirectPlan] of
             what would be copied back and replayed, writing nothing in either location.
+
+        Returns
+        -------
+        Union[RedirectStatus, RedirectPlan]
+            The table's status once it is `NORMAL` again; with `dry_run`, the plan.
 
         Raises
         ------
-        delta_lifecycle.errors.RedirectStateError:
+        delta_lifecycle.errors.RedirectStateError
             the table has no redirect.
-        delta_lifecycle.errors.CoordinatedTableError:
+        delta_lifecycle.errors.CoordinatedTableError
             the table's commits, or the destination's, go through a catalog or a commit
             coordinator.
 
@@ -705,9 +717,9 @@ class LifecycleTable:
         return RedirectStatus.from_row(self._run_reporting(statement, on_progress)[0])
 
     def redirect_status(self) -> Optional[RedirectStatus]:
-        """The table's redirect as its log records it, or ``None`` when it has none.
+        """The table's redirect as its log records it, or `None` when it has none.
 
-        Runs ``DESCRIBE REDIRECT <table>``; reads only the table's log (it works on
+        Runs `DESCRIBE REDIRECT <table>`; reads only the table's log (it works on
         tables delta-spark cannot open).
 
         Examples

@@ -1,4 +1,4 @@
-"""``ALTER TABLE … CLEAN LOG``: :class:`CleanupResult`, one :class:`CleanedLogFile` a file."""
+"""`ALTER TABLE … CLEAN LOG`: [`CleanupResult`][delta_lifecycle.results.CleanupResult], one [`CleanedLogFile`][delta_lifecycle.results.CleanedLogFile] a file."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ CLEANUP_COLUMNS: Tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class CleanedLogFile:
-    """One expired log file that ``ALTER TABLE … CLEAN LOG`` deleted, would delete, or kept.
+    """One expired log file that `ALTER TABLE … CLEAN LOG` deleted, would delete, or kept.
 
     Attributes
     ----------
     path:
         The file.
     kind:
-        ``"commit"``, ``"checksum"``, ``"compaction"``, ``"checkpoint"`` or ``"sidecar"``
+        `"commit"`, `"checksum"`, `"compaction"`, `"checkpoint"` or `"sidecar"`
         (a V2 checkpoint's sidecar file that no remaining checkpoint names).
     version:
         Its version (a compaction's start version; for a sidecar, the expired checkpoint
@@ -38,12 +38,12 @@ class CleanedLogFile:
     size_in_bytes:
         Its size.
     action:
-        ``"deleted"``, ``"to delete"`` (dry run) or ``"kept"``.
+        `"deleted"`, `"to delete"` (dry run) or `"kept"`.
     reason:
-        Why the file was kept (checkpoint protection), else ``None``.
+        Why the file was kept (checkpoint protection), else `None`.
     table:
         The table the statement acted on: for a redirected table, its destination
-        (``delta.`<location>` `` or the destination table's name), else the table as named.
+        (`` delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -67,9 +67,9 @@ class CleanedLogFile:
 
     @classmethod
     def from_row(cls, row: Row) -> "CleanedLogFile":
-        """Build a :class:`CleanedLogFile` from one row ``CLEAN LOG`` returns.
+        """Build a [`CleanedLogFile`][delta_lifecycle.results.CleanedLogFile] from one row `CLEAN LOG` returns.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns.
+        Raises `ValueError` when the row lacks one of the statement's columns.
 
         Examples
         --------
@@ -91,12 +91,12 @@ class CleanedLogFile:
 
 @dataclass(frozen=True)
 class CleanupResult:
-    """What ``ALTER TABLE … CLEAN LOG`` did, or (``dry_run``) would do.
+    """What `ALTER TABLE … CLEAN LOG` did, or (`dry_run`) would do.
 
     Attributes
     ----------
     dry_run:
-        ``True`` when nothing was deleted and ``files`` is the plan.
+        `True` when nothing was deleted and `files` is the plan.
     files:
         Every expired log file, in deletion order (commits, checksums, compactions,
         checkpoints), including those checkpoint protection keeps.
@@ -118,19 +118,19 @@ class CleanupResult:
 
     @property
     def kept(self) -> Tuple[CleanedLogFile, ...]:
-        """Expired files kept, each with its ``reason``."""
+        """Expired files kept, each with its `reason`."""
         return tuple(f for f in self.files if not f.deleted)
 
     @property
     def bytes_deleted(self) -> int:
-        """Total size of :attr:`deleted`."""
+        """Total size of `deleted`."""
         return sum(f.size_in_bytes for f in self.deleted)
 
     @classmethod
     def from_rows(cls, rows: Iterable[Row], dry_run: bool) -> "CleanupResult":
-        """Build a :class:`CleanupResult` from the rows ``CLEAN LOG`` returns.
+        """Build a [`CleanupResult`][delta_lifecycle.results.CleanupResult] from the rows `CLEAN LOG` returns.
 
-        ``dry_run`` says whether the statement had ``DRY RUN``; the rows alone cannot tell
+        `dry_run` says whether the statement had `DRY RUN`; the rows alone cannot tell
         when there are none.
 
         Examples

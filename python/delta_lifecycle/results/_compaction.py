@@ -1,4 +1,4 @@
-"""``ALTER TABLE … COMPACT LOG``: :class:`CompactionResult`."""
+"""`ALTER TABLE … COMPACT LOG`: [`CompactionResult`][delta_lifecycle.results.CompactionResult]."""
 
 from __future__ import annotations
 
@@ -29,32 +29,32 @@ COMPACTION_COLUMNS: Tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class CompactionResult:
-    """What ``ALTER TABLE … COMPACT LOG`` did: its one result row.
+    """What `ALTER TABLE … COMPACT LOG` did: its one result row.
 
     Attributes
     ----------
     start_version, end_version:
         The range of commits compacted (or considered, when nothing was written).
     status:
-        ``"written"``: this call wrote the file; ``"exists"``: a complete compaction of
-        exactly this range was already there (another compactor won); ``"covered"``: a
+        `"written"`: this call wrote the file; `"exists"`: a complete compaction of
+        exactly this range was already there (another compactor won); `"covered"`: a
         complete compaction of a wider range already stands in for this one, and nothing
-        was written; ``"nothing-to-compact"``: fewer than two commits to compact, or commits
+        was written; `"nothing-to-compact"`: fewer than two commits to compact, or commits
         that change no table state.
     file:
-        The ``<x>.<y>.compacted.json`` file (for ``"covered"``, the wider one), or ``None``
+        The `<x>.<y>.compacted.json` file (for `"covered"`, the wider one), or `None`
         when there is none.
     commits:
         Commits in the range.
     actions:
-        Actions written (0 unless ``status`` is ``"written"``).
+        Actions written (0 unless `status` is `"written"`).
     bytes_written:
-        Size of the file written (0 unless ``status`` is ``"written"``).
+        Size of the file written (0 unless `status` is `"written"`).
     input_bytes:
         Total size of the commit files the compaction stands in for.
     table:
         The table the statement acted on: for a redirected table, its destination
-        (``delta.`<location>` `` or the destination table's name), else the table as named.
+        (`` delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -80,10 +80,10 @@ class CompactionResult:
 
     @classmethod
     def from_row(cls, row: Row) -> "CompactionResult":
-        """Build a :class:`CompactionResult` from the row ``COMPACT LOG`` returns.
+        """Build a [`CompactionResult`][delta_lifecycle.results.CompactionResult] from the row `COMPACT LOG` returns.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns or has a
-        ``status`` outside :data:`CompactionStatus`, which means the jar on the JVM does not
+        Raises `ValueError` when the row lacks one of the statement's columns or has a
+        `status` outside `CompactionStatus`, which means the jar on the JVM does not
         match this Python package.
 
         Examples

@@ -1,4 +1,4 @@
-"""``DESCRIBE COMPATIBILITY``: :class:`ClientCompatibility`."""
+"""`DESCRIBE COMPATIBILITY`: [`ClientCompatibility`][delta_lifecycle.results.ClientCompatibility]."""
 
 from __future__ import annotations
 
@@ -38,35 +38,35 @@ COMPATIBILITY_COLUMNS: Tuple[str, ...] = (
 @dataclass(frozen=True)
 class ClientCompatibility:
     """Whether one client (and version range) can read and write a table version: one row of
-    ``DESCRIBE COMPATIBILITY``. Decided from the table's protocol and the capability file
+    `DESCRIBE COMPATIBILITY`. Decided from the table's protocol and the capability file
     bundled in the jar (docs/compatibility.md).
 
     Attributes
     ----------
     client:
-        The client's id in the capability file, e.g. ``"deltalake-1.x"``.
+        The client's id in the capability file, e.g. `"deltalake-1.x"`.
     versions:
-        The version range the entry covers, e.g. ``"1.6.x"``.
+        The version range the entry covers, e.g. `"1.6.x"`.
     evidence:
-        ``"verified"`` (a test runs the client here) or ``"documented"``.
+        `"verified"` (a test runs the client here) or `"documented"`.
     can_read, can_write:
-        ``"yes"``, ``"no"`` or ``"unknown"`` (no source covers a feature the table has).
+        `"yes"`, `"no"` or `"unknown"` (no source covers a feature the table has).
     read_blockers, write_blockers:
-        The features (or ``minReaderVersion=N`` / ``minWriterVersion=N``) the client refuses.
+        The features (or `minReaderVersion=N` / `minWriterVersion=N`) the client refuses.
     unknown_for_read, unknown_for_write:
         The table's features no source says the client handles or refuses.
     drop_for_read, drop_for_write:
         The features to drop, in this order, for the client to read (write) the table.
     not_droppable:
-        Those of them ``DROP FEATURE`` cannot remove.
+        Those of them `DROP FEATURE` cannot remove.
     write_needs_truncate_history:
-        The client does not write tables with ``checkpointProtection``, which a fast drop
-        adds: dropping for its writes must use ``TRUNCATE HISTORY``.
+        The client does not write tables with `checkpointProtection`, which a fast drop
+        adds: dropping for its writes must use `TRUNCATE HISTORY`.
     sources:
         Where the entry comes from (URLs).
     table:
         The table the statement acted on: for a redirected table, its destination
-        (``delta.`<location>` `` or the destination table's name), else the table as named.
+        (`` delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -93,10 +93,10 @@ class ClientCompatibility:
 
     @classmethod
     def from_row(cls, row: Row) -> "ClientCompatibility":
-        """Build a :class:`ClientCompatibility` from a ``DESCRIBE COMPATIBILITY`` row.
+        """Build a [`ClientCompatibility`][delta_lifecycle.results.ClientCompatibility] from a `DESCRIBE COMPATIBILITY` row.
 
-        Raises ``ValueError`` when the row lacks a column or has a value outside
-        :data:`Access` or :data:`Evidence`.
+        Raises `ValueError` when the row lacks a column or has a value outside
+        `Access` or `Evidence`.
 
         Examples
         --------

@@ -1,4 +1,4 @@
-"""``ALTER TABLE … DROP FEATURE`` and ``DROP FEATURES FOR CLIENT``: :class:`DropFeatureResult`."""
+"""`ALTER TABLE … DROP FEATURE` and `DROP FEATURES FOR CLIENT`: [`DropFeatureResult`][delta_lifecycle.results.DropFeatureResult]."""
 
 from __future__ import annotations
 
@@ -35,16 +35,16 @@ DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class DropFeatureResult:
-    """What ``ALTER TABLE … DROP FEATURE`` did or, with ``DRY RUN``, will do.
+    """What `ALTER TABLE … DROP FEATURE` did or, with `DRY RUN`, will do.
 
     Attributes
     ----------
     feature:
         The feature's name as the protocol spells it.
     mode:
-        ``"fast"`` (checkpoint protection, no waiting) or ``"truncate-history"``.
+        `"fast"` (checkpoint protection, no waiting) or `"truncate-history"`.
     status:
-        ``"dropped"``, or ``"planned"`` for a dry run.
+        `"dropped"`, or `"planned"` for a dry run.
     files_rewritten, bytes_rewritten:
         Data files rewritten to remove the feature's traces (planned: to be rewritten).
     commit_versions:
@@ -54,25 +54,25 @@ class DropFeatureResult:
         Checkpoints written: for the fast drop of a reader-writer feature, the three
         protected barrier checkpoints and the one on the downgraded version.
     protected_before:
-        ``delta.requireCheckpointProtectionBeforeVersion`` afterwards, or ``None``.
+        `delta.requireCheckpointProtectionBeforeVersion` afterwards, or `None`.
     readable_without_feature_from:
         The first version a client that lacks the feature can read (every version, for a
         writer-only feature).
     history_truncated_before:
-        For ``"truncate-history"``: the earliest version left in the log.
+        For `"truncate-history"`: the earliest version left in the log.
     steps:
         One line per step, in order.
     clients_gaining_access:
         Known clients (docs/compatibility.md) that gain read or write access by the drop,
-        per way of dropping, e.g. ``"deltalake-1.x: read (fast), read+write
-        (truncate-history)"``.
+        per way of dropping, e.g. `"deltalake-1.x: read (fast), read+write
+        (truncate-history)"`.
     clients_blocked_by_protection:
         For a fast drop: clients that could write the table without the feature but not with
-        the ``checkpointProtection`` the fast drop adds; the ``TRUNCATE HISTORY`` drop
+        the `checkpointProtection` the fast drop adds; the `TRUNCATE HISTORY` drop
         avoids it.
     table:
         The table the statement acted on: for a redirected table, its destination
-        (``delta.`<location>` `` or the destination table's name), else the table as named.
+        (`` delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -106,10 +106,10 @@ class DropFeatureResult:
 
     @classmethod
     def from_row(cls, row: Row) -> "DropFeatureResult":
-        """Build a :class:`DropFeatureResult` from the row ``DROP FEATURE`` returns.
+        """Build a [`DropFeatureResult`][delta_lifecycle.results.DropFeatureResult] from the row `DROP FEATURE` returns.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns, or has a
-        ``mode`` or ``status`` outside :data:`DropMode` or :data:`DropStatus`.
+        Raises `ValueError` when the row lacks one of the statement's columns, or has a
+        `mode` or `status` outside `DropMode` or `DropStatus`.
 
         Examples
         --------

@@ -1,4 +1,4 @@
-"""``DESCRIBE PROTOCOL HISTORY``: :class:`ProtocolVersion`."""
+"""`DESCRIBE PROTOCOL HISTORY`: [`ProtocolVersion`][delta_lifecycle.results.ProtocolVersion]."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ PROTOCOL_HISTORY_COLUMNS: Tuple[str, ...] = (
 @dataclass(frozen=True)
 class ProtocolVersion:
     """The protocol in force at one version of a Delta table: one row of
-    ``DESCRIBE PROTOCOL HISTORY``.
+    `DESCRIBE PROTOCOL HISTORY`.
 
     Attributes
     ----------
@@ -37,28 +37,28 @@ class ProtocolVersion:
         The table version.
     timestamp:
         When the version was committed: the in-commit timestamp when the table records
-        one, otherwise the commit file's modification time. A naive ``datetime`` in local
-        time, as PySpark returns ``TIMESTAMP`` values.
+        one, otherwise the commit file's modification time. A naive `datetime` in local
+        time, as PySpark returns `TIMESTAMP` values.
     operation:
-        The ``commitInfo`` operation (``"WRITE"``, ``"SET TBLPROPERTIES"``, ...), or
-        ``None`` when the commit has no ``commitInfo``.
+        The `commitInfo` operation (`"WRITE"`, `"SET TBLPROPERTIES"`, ...), or
+        `None` when the commit has no `commitInfo`.
     min_reader_version, min_writer_version:
         The protocol versions.
     reader_features, writer_features:
-        The table features the protocol lists, or ``None`` when the protocol has no such
+        The table features the protocol lists, or `None` when the protocol has no such
         list (reader version below 3, writer version below 7).
     checkpoint:
-        ``None`` when no checkpoint exists at this version, otherwise its kind:
-        ``"classic"``, ``"multi-part"`` or ``"v2"``.
+        `None` when no checkpoint exists at this version, otherwise its kind:
+        `"classic"`, `"multi-part"` or `"v2"`.
     compactions:
-        File names of the ``<x>.<y>.compacted.json`` log compactions that cover this
+        File names of the `<x>.<y>.compacted.json` log compactions that cover this
         version (empty when there are none).
     require_checkpoint_protection_before_version:
-        The table property ``delta.requireCheckpointProtectionBeforeVersion`` at this
-        version, or ``None`` when it is not set.
+        The table property `delta.requireCheckpointProtectionBeforeVersion` at this
+        version, or `None` when it is not set.
     table:
         The table the statement acted on: for a redirected table, its destination
-        (``delta.`<location>` `` or the destination table's name), else the table as named.
+        (`` delta.`<location>` `` or the destination table's name), else the table as named.
 
     Examples
     --------
@@ -85,9 +85,9 @@ class ProtocolVersion:
 
     @classmethod
     def from_row(cls, row: Row) -> "ProtocolVersion":
-        """Build a :class:`ProtocolVersion` from one row of ``DESCRIBE PROTOCOL HISTORY``.
+        """Build a [`ProtocolVersion`][delta_lifecycle.results.ProtocolVersion] from one row of `DESCRIBE PROTOCOL HISTORY`.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns, which
+        Raises `ValueError` when the row lacks one of the statement's columns, which
         means the jar on the JVM does not match this Python package.
 
         Examples

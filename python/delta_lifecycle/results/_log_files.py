@@ -1,4 +1,4 @@
-"""``DESCRIBE LOG FILES``: :class:`LogFileEntry`."""
+"""`DESCRIBE LOG FILES`: [`LogFileEntry`][delta_lifecycle.results.LogFileEntry]."""
 
 from __future__ import annotations
 
@@ -27,21 +27,21 @@ LogFileKind = Literal["commit", "checkpoint", "compaction", "checksum", "last_ch
 
 @dataclass(frozen=True)
 class LogFileEntry:
-    """One file of a table's ``_delta_log``: one row of ``DESCRIBE LOG FILES``.
+    """One file of a table's `_delta_log`: one row of `DESCRIBE LOG FILES`.
 
     Attributes
     ----------
     version, end_version:
         The versions the file belongs to: both the same for a commit, a checkpoint (each
         part of a multi-part one) and a checksum; the first and last version a
-        ``<x>.<y>.compacted.json`` compaction covers; ``None`` for ``_last_checkpoint`` and
+        `<x>.<y>.compacted.json` compaction covers; `None` for `_last_checkpoint` and
         for files that are no part of the protocol.
     kind:
-        ``"commit"``, ``"checkpoint"``, ``"compaction"``, ``"checksum"`` (``<v>.crc``),
-        ``"last_checkpoint"``, or ``"other"`` (a file in the folder that no Delta client
+        `"commit"`, `"checkpoint"`, `"compaction"`, `"checksum"` (`<v>.crc`),
+        `"last_checkpoint"`, or `"other"` (a file in the folder that no Delta client
         reads: a copy someone kept, a compaction of a single commit).
     file:
-        The file's name in ``_delta_log``.
+        The file's name in `_delta_log`.
     size:
         Its length in bytes.
     modification_time:
@@ -66,9 +66,9 @@ class LogFileEntry:
 
     @classmethod
     def from_row(cls, row: Row) -> "LogFileEntry":
-        """Build a :class:`LogFileEntry` from one row of ``DESCRIBE LOG FILES``.
+        """Build a [`LogFileEntry`][delta_lifecycle.results.LogFileEntry] from one row of `DESCRIBE LOG FILES`.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns or names a
+        Raises `ValueError` when the row lacks one of the statement's columns or names a
         kind this package does not know, which means the jar on the JVM does not match this
         Python package.
 

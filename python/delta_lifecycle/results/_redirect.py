@@ -1,5 +1,5 @@
-"""``SET REDIRECT``, ``UNSET REDIRECT`` and ``DESCRIBE REDIRECT``: :class:`RedirectStatus`;
-their ``DRY RUN``: :class:`RedirectPlan`."""
+"""`SET REDIRECT`, `UNSET REDIRECT` and `DESCRIBE REDIRECT`: [`RedirectStatus`][delta_lifecycle.results.RedirectStatus];
+their `DRY RUN`: [`RedirectPlan`][delta_lifecycle.results.RedirectPlan]."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ REDIRECT_PLAN_COLUMNS: Tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class RedirectStatus:
-    """A table's redirect, as ``SET REDIRECT``, ``UNSET REDIRECT`` or ``DESCRIBE REDIRECT``
+    """A table's redirect, as `SET REDIRECT`, `UNSET REDIRECT` or `DESCRIBE REDIRECT`
     reports it.
 
     Attributes
@@ -68,18 +68,18 @@ class RedirectStatus:
     table:
         The table as the statement named it.
     state:
-        ``"NORMAL"`` (no redirect), ``"ENABLE-REDIRECT-IN-PROGRESS"``, ``"READY"`` or
-        ``"DROP-REDIRECT-IN-PROGRESS"``.
+        `"NORMAL"` (no redirect), `"ENABLE-REDIRECT-IN-PROGRESS"`, `"READY"` or
+        `"DROP-REDIRECT-IN-PROGRESS"`.
     mode:
-        ``"READER WRITER"`` or ``"WRITER ONLY"``; ``None`` when NORMAL.
+        `"READER WRITER"` or `"WRITER ONLY"`; `None` when NORMAL.
     type:
-        ``"Object Store"`` (a location) or ``"Session Catalog"`` (a catalog table).
+        `"Object Store"` (a location) or `"Session Catalog"` (a catalog table).
     destination:
         The location or table name the redirect points to.
     destination_location:
         Where the destination's files are.
     no_redirect_rules:
-        One ``"<app>: <operations>"`` line per NoRedirectRules entry.
+        One `"<app>: <operations>"` line per NoRedirectRules entry.
     version:
         The table's latest version after the statement.
     files_copied, bytes_copied:
@@ -89,11 +89,11 @@ class RedirectStatus:
     steps:
         One line per step, in order.
     copy_mode:
-        How the statement copied the files (:data:`CopyMode`); ``None`` when it copied
-        nothing (``DESCRIBE``, a cancel).
+        How the statement copied the files (`CopyMode`); `None` when it copied
+        nothing (`DESCRIBE`, a cancel).
     copy_mode_reason:
         Why the copy was not server-side, or why some files went through streams after the
-        store refused to copy them itself; ``None`` otherwise.
+        store refused to copy them itself; `None` otherwise.
     bytes_through_executors:
         Data bytes the executors read and wrote themselves: 0 when the store copied every
         file.
@@ -128,10 +128,10 @@ class RedirectStatus:
 
     @classmethod
     def from_row(cls, row: Row) -> "RedirectStatus":
-        """Build a :class:`RedirectStatus` from the row a redirect statement returns.
+        """Build a [`RedirectStatus`][delta_lifecycle.results.RedirectStatus] from the row a redirect statement returns.
 
-        Raises ``ValueError`` when the row lacks one of the statement's columns, or has a
-        ``mode`` outside :data:`RedirectMode`.
+        Raises `ValueError` when the row lacks one of the statement's columns, or has a
+        `mode` outside `RedirectMode`.
 
         Examples
         --------
@@ -174,8 +174,8 @@ class RedirectRefusal:
     Attributes
     ----------
     condition:
-        The error condition, e.g. ``"DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED"``; the
-        statement would raise the :mod:`delta_lifecycle.errors` class of that condition.
+        The error condition, e.g. `"DELTA_LIFECYCLE_REDIRECT_LOCATION_NOT_ALLOWED"`; the
+        statement would raise the [`delta_lifecycle.errors`][delta_lifecycle.errors] class of that condition.
     message:
         The error's message, which ends with the fix.
     """
@@ -186,7 +186,7 @@ class RedirectRefusal:
 
 @dataclass(frozen=True)
 class RedirectPlan:
-    """What ``SET REDIRECT`` or ``UNSET REDIRECT`` would do: the row of its ``DRY RUN``,
+    """What `SET REDIRECT` or `UNSET REDIRECT` would do: the row of its `DRY RUN`,
     which writes nothing in either location.
 
     Attributes
@@ -194,14 +194,14 @@ class RedirectPlan:
     table:
         The table as the statement named it.
     state:
-        Its redirect state now (``"NORMAL"`` when it has none).
+        Its redirect state now (`"NORMAL"` when it has none).
     destination, destination_location:
         The redirect's destination (as given, and where its files are).
     version:
         The table's latest version now.
     files_to_copy, bytes_to_copy:
         Data files (and their bytes) the statement would copy: to the destination for
-        ``SET``, back to the source for ``UNSET``.
+        `SET`, back to the source for `UNSET`.
     files_already_there, bytes_already_there:
         Data files already at the target with the source's size (an earlier run cut
         short): they would not be copied again.
@@ -210,9 +210,9 @@ class RedirectPlan:
     files_gone:
         Files only older versions name that no longer exist (vacuumed): nothing to copy.
     log_files_to_copy, log_bytes_to_copy:
-        Log files ``SET REDIRECT`` would copy (0 for ``UNSET``, which replays commits).
+        Log files `SET REDIRECT` would copy (0 for `UNSET`, which replays commits).
     copy_mode:
-        How the files would be copied (:data:`CopyMode`); ``None`` when nothing would be.
+        How the files would be copied (`CopyMode`); `None` when nothing would be.
     copy_mode_reason:
         Why the copy would not be server-side, when it would not.
     tasks:
@@ -264,9 +264,9 @@ class RedirectPlan:
 
     @classmethod
     def from_row(cls, row: Row) -> "RedirectPlan":
-        """Build a :class:`RedirectPlan` from the row of a redirect statement's ``DRY RUN``.
+        """Build a [`RedirectPlan`][delta_lifecycle.results.RedirectPlan] from the row of a redirect statement's `DRY RUN`.
 
-        Raises ``ValueError`` when the row lacks one of its columns.
+        Raises `ValueError` when the row lacks one of its columns.
         """
         statement = "… REDIRECT … DRY RUN"
         fields = _fields(row, REDIRECT_PLAN_COLUMNS, statement)

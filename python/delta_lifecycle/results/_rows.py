@@ -1,5 +1,5 @@
 """The row parsing the result types share: a row's columns checked against its statement's,
-values checked against a ``Literal`` type, and optional values."""
+values checked against a `Literal` type, and optional values."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _fields(row: Row, columns: Tuple[str, ...], statement: str) -> Dict[str, Any
 
 
 def _one_of(value: Any, allowed: Any, column: str, statement: str) -> str:
-    """``value`` as a string, checked against the values of the ``Literal`` type ``allowed``."""
+    """`value` as a string, checked against the values of the `Literal` type `allowed`."""
     names: Tuple[str, ...] = get_args(allowed)
     text = str(value)
     if text not in names:

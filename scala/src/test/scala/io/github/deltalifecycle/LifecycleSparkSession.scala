@@ -63,11 +63,12 @@ object LifecycleSparkSession {
 
 object SharedTestData {
 
-  /** ../shared/testdata beside the checkout (tests run with the repository root as cwd). */
-  val root: File = Seq("../shared/testdata", "shared/testdata").map(new File(_)).find(_.isDirectory)
-    .getOrElse(throw new IllegalStateException(
-      "../shared/testdata is missing next to the checkout"
-    ))
+  /**
+   * tests/data of the checkout (tests run with the repository root as cwd; its README says where
+   * the tables come from), or DELTA_LIFECYCLE_TESTDATA.
+   */
+  val root: File = new File(sys.env.getOrElse("DELTA_LIFECYCLE_TESTDATA", "tests/data"))
+  require(root.isDirectory, s"$root is missing: the tables of tests/data/README.md")
 
   def table(group: String, name: String): File = new File(new File(root, group), name)
 
