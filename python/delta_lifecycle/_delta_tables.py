@@ -2,11 +2,11 @@
 
 delta-spark builds the table behind a `DeltaTable` from a path, or from the metastore entry of
 a one- or two-part name, without asking any catalog, so neither this project's catalog nor its
-analyzer rules see it: `history()`, `detail()`, `vacuum()`, `optimize()` and the other
-operations that open the table's log would open a redirected table's source (delta-spark refuses
-a reader-writer source; a writer-only source answers with its own, frozen history).
-`configure_spark` installs these two wrappers: in a session with this extension they ask
-the JVM (`DeltaTableRouting`; over Spark Connect, the server, through the SQL functions
+analyzer rules see it: `history()` and the protocol changes, which open the table's log
+directly, would open a redirected table's source (delta-spark refuses a reader-writer source; a
+writer-only source answers with its own, frozen history).
+Importing `delta_lifecycle` installs these two wrappers (so does `configure_spark`): in a
+session with this extension they ask the JVM (`DeltaTableRouting`; over Spark Connect, the server, through the SQL functions
 `delta_lifecycle_routed_path` and `delta_lifecycle_routed_name`) where the table is, and hand
 delta-spark the redirect's destination (a three-part name, for a name, which delta-spark loads
 through the catalog). A table that is not redirected, and every session without this extension,
@@ -28,46 +28,29 @@ _installed = False
 
 
 def install() -> None:
-    """Wrap `forPath` and `forName` of delta-spark's `DeltaTable` (`delta.tables`) and,
-    where pyspark's Connect client is installed, of its Spark Connect twin
-    (`delta.connect.tables`, to which the first hands a Connect session); once per process."""
+    """Wrap `delta.tables.DeltaTable.forPath` and `forName`, which hand a Spark Connect session
+    on to delta-spark's Connect `DeltaTable`; once per process."""
     global _installed
     if _installed:
         return
     from delta.tables import DeltaTable
 
-    _wrap(DeltaTable, connect=False)
-    try:
-        from delta.connect.tables import DeltaTable as ConnectDeltaTable
-    except ImportError:  # no pyspark[connect]: no Connect sessions either
-        pass
-    else:
-        _wrap(ConnectDeltaTable, connect=True)
-    _installed = True
-
-
-def _wrap(table_class: Any, connect: bool) -> None:
-    """Route the table `table_class.forPath` / `forName` are given: in classic sessions for
-    the classic class, in Connect sessions for the Connect one (so a table is routed once)."""
-    for_path = table_class.__dict__["forPath"].__func__
-    for_name = table_class.__dict__["forName"].__func__
-
-    def routed(spark: Any, method: str, table: str) -> str:
-        is_connect = getattr(spark, "_jsparkSession", None) is None
-        return _routed(spark, method, table) if is_connect == connect else table
+    for_path = DeltaTable.__dict__["forPath"].__func__
+    for_name = DeltaTable.__dict__["forName"].__func__
 
     @functools.wraps(for_path)
     def routed_for_path(
         cls: Any, sparkSession: SparkSession, path: str, hadoopConf: Dict[str, str] = {}
     ) -> Any:
-        return for_path(cls, sparkSession, routed(sparkSession, "pathFor", path), hadoopConf)
+        return for_path(cls, sparkSession, _routed(sparkSession, "pathFor", path), hadoopConf)
 
     @functools.wraps(for_name)
     def routed_for_name(cls: Any, sparkSession: SparkSession, tableOrViewName: str) -> Any:
-        return for_name(cls, sparkSession, routed(sparkSession, "nameFor", tableOrViewName))
+        return for_name(cls, sparkSession, _routed(sparkSession, "nameFor", tableOrViewName))
 
-    setattr(table_class, "forPath", classmethod(routed_for_path))
-    setattr(table_class, "forName", classmethod(routed_for_name))
+    setattr(DeltaTable, "forPath", classmethod(routed_for_path))
+    setattr(DeltaTable, "forName", classmethod(routed_for_name))
+    _installed = True
 
 
 #: The SQL function of the server that answers each question, for clients without a JVM.
