@@ -16,6 +16,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from conftest import run_stock_script
+from delta_lifecycle import LifecycleTable
 from unitycatalog.conftest import UcCatalog, stock_uc_conf
 from unitycatalog.server import UnityCatalogError
 
@@ -64,11 +65,11 @@ def test_a_hive_table_moves_into_unity_catalog(
     with pytest.raises(UnityCatalogError):
         server.get_table(new_name)
 
-    status = spark.sql(
-        f"ALTER TABLE default.legacy SET REDIRECT TO TABLE {new_name} LOCATION '{dest}'"
-    ).collect()[0]
-    assert (status["state"], status["type"], status["destination"]) == (
-        "READY", "Unity Catalog", new_name)
+    # ALTER TABLE default.legacy SET REDIRECT TO TABLE <new_name> LOCATION '<dest>'
+    status = LifecycleTable.for_name(spark, "default.legacy").set_redirect(
+        table=new_name, table_location=str(dest)
+    )
+    assert (status.state, status.type, status.destination) == ("READY", "Unity Catalog", new_name)
 
     # Registered as an external table there; the source's redirect records its id (the RFC's
     # Unity Catalog type).
