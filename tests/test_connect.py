@@ -165,7 +165,7 @@ def test_delta_table_follows_a_redirect_over_connect(
     # DeltaTable then hands the call to its Connect twin.
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
     spark, work = connect
-    source, dest = work / "allowed" / "moving", work / "allowed" / "moved"
+    source, dest = work / "allowed" / "dt-moving", work / "allowed" / "dt-moved"
     table = quote_path(str(source))
     spark.sql(f"CREATE TABLE {table} (id BIGINT) USING delta")
     spark.sql(f"INSERT INTO {table} VALUES (1)")
@@ -174,6 +174,6 @@ def test_delta_table_follows_a_redirect_over_connect(
     assert DeltaTable.forPath(spark, str(source))._path == f"file:{dest}"
     spark.sql("CREATE TABLE moving_by_name (id BIGINT) USING delta")
     assert DeltaTable.forName(spark, "moving_by_name")._tableOrViewName == "moving_by_name"
-    spark.sql(f"ALTER TABLE moving_by_name SET REDIRECT TO '{work / 'allowed' / 'moved2'}'")
+    spark.sql(f"ALTER TABLE moving_by_name SET REDIRECT TO '{work / 'allowed' / 'dt-moved2'}'")
     routed = DeltaTable.forName(spark, "moving_by_name")._tableOrViewName
     assert routed == "spark_catalog.default.moving_by_name"

@@ -7,8 +7,8 @@ import scala.jdk.CollectionConverters._
 
 import io.github.deltalifecycle.core.{LifecycleErrors, TableName}
 import io.github.deltalifecycle.features.redirect.{Access, Route}
-import io.github.deltalifecycle.shims.CatalogForwarding
-import io.github.deltalifecycle.sql.routing.CatalogTables
+import io.github.deltalifecycle.shims.{CatalogForwarding, CatalogOwnedShim}
+import io.github.deltalifecycle.sql.routing.{CatalogTables, UnityCatalogs}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.expressions.Transform
@@ -32,7 +32,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * }}}
  *
  * The delegate is initialized with the catalog's name and every option but
- * `deltaLifecycle.delegate`, so it sees what it would see configured on its own.
+ * `deltaLifecycle.delegate`, so it sees what it would see configured on its own. For Unity
+ * Catalog's connector the wrapper also registers the commit coordinator of the catalog's managed
+ * tables, which delta-spark finds by the connector's class name otherwise.
  */
 @nowarn("cat=deprecation") // it forwards every overload a delegate may implement
 class RoutingCatalog
@@ -63,6 +65,9 @@ class RoutingCatalog
     }
     catalogName = name
     wrapped.initialize(name, new CaseInsensitiveStringMap(delegateOptions.asJava))
+    if (delegateClass == UnityCatalogs.ConnectorClass) {
+      CatalogOwnedShim.registerUnityCatalogCommits(name, Set(RoutingCatalog.DelegateOption))
+    }
   }
 
   /** The catalog this one wraps. */

@@ -8,10 +8,10 @@ import org.apache.spark.sql.delta.actions.{AddFile, Metadata, Protocol}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * For every table that delta-spark and delta-rs wrote under tests/data, the log core must
- * agree with delta-spark's own DeltaLog on protocol, metadata, the set of active files,
- * set-transactions and domain metadata, at the latest version and at every version both can
- * reconstruct; where delta-spark refuses a table, the core must refuse it with a typed error too.
+ * For every table that delta-spark and delta-rs wrote under tests/data, the log core must agree
+ * with delta-spark's own DeltaLog on protocol, metadata, the set of active files, set-transactions
+ * and domain metadata, at the latest version and at every version both can reconstruct; where
+ * delta-spark refuses a table, the core must refuse it with a typed error too.
  */
 class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
 
