@@ -113,6 +113,8 @@ LONGEST_MODULES = (
     "test_log_crashes.py",
     "test_concurrent_writers.py",
     "test_redirect_crashes.py",
+    "test_uc_move.py",
+    "test_uc_routing.py",
     "test_smoke.py",
     "test_bad_input.py",
     "test_drop_feature.py",

@@ -18,6 +18,7 @@ from delta_lifecycle.config import (
     LIFECYCLE_CATALOG,
     DELTA_EXTENSION,
     LIFECYCLE_EXTENSION,
+    ROUTING_CATALOG,
     delta_maven_coordinate,
 )
 
@@ -39,6 +40,22 @@ def test_deltas_own_catalog_is_replaced_by_the_redirect_aware_one() -> None:
     builder = SparkSession.builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
     options = configure_spark(builder)._options
     assert options["spark.sql.catalog.spark_catalog"] == LIFECYCLE_CATALOG
+
+
+def test_unity_catalog_catalogs_are_wrapped_to_follow_redirects() -> None:
+    uc = "io.unitycatalog.spark.UCSingleCatalog"
+    builder = (
+        SparkSession.builder.config("spark.sql.catalog.lake", uc)
+        .config("spark.sql.catalog.lake.uri", "http://uc.example.org:8080")
+        .config("spark.sql.catalog.iceberg", "org.apache.iceberg.spark.SparkCatalog")
+    )
+    once = dict(configure_spark(builder)._options)
+    assert once["spark.sql.catalog.lake"] == ROUTING_CATALOG
+    assert once["spark.sql.catalog.lake.deltaLifecycle.delegate"] == uc
+    assert once["spark.sql.catalog.lake.uri"] == "http://uc.example.org:8080"
+    # A catalog that serves no Delta tables is left as it is.
+    assert once["spark.sql.catalog.iceberg"] == "org.apache.iceberg.spark.SparkCatalog"
+    assert dict(configure_spark(builder)._options) == once
 
 
 def test_existing_values_are_kept_and_extended() -> None:

@@ -70,3 +70,10 @@ __all__ = [
     "maven_coordinate",
     "spark_configuration",
 ]
+
+# delta-spark's DeltaTable.forPath and DeltaTable.forName follow a redirect in every session with
+# this extension, classic or over Spark Connect, once the package is imported; in any other
+# session they are delta-spark's own (delta_lifecycle._delta_tables).
+from delta_lifecycle import _delta_tables  # noqa: E402
+
+_delta_tables.install()

@@ -2,14 +2,16 @@
 
 delta-spark builds the table behind a `DeltaTable` from a path, or from the metastore entry of
 a one- or two-part name, without asking any catalog, so neither this project's catalog nor its
-analyzer rules see it: `history()`, `detail()`, `vacuum()`, `optimize()` and the other
-operations that open the table's log would open a redirected table's source (delta-spark refuses
-a reader-writer source; a writer-only source answers with its own, frozen history).
-`configure_spark` installs these two wrappers: in a session with this extension they ask
-the JVM (`DeltaTableRouting`) where the table is, and hand delta-spark the redirect's
-destination (a three-part name, for a name, which delta-spark loads through the catalog). A table
-that is not redirected, and every session without this extension, gets exactly what delta-spark
-alone gives. See docs/redirection.md, "Where delta-spark opens the table first".
+analyzer rules see it: `history()` and the protocol changes, which open the table's log
+directly, would open a redirected table's source (delta-spark refuses a reader-writer source; a
+writer-only source answers with its own, frozen history).
+Importing `delta_lifecycle` installs these two wrappers (so does `configure_spark`): in a
+session with this extension they ask the JVM (`DeltaTableRouting`; over Spark Connect, the server, through the SQL functions
+`delta_lifecycle_routed_path` and `delta_lifecycle_routed_name`) where the table is, and hand
+delta-spark the redirect's destination (a three-part name, for a name, which delta-spark loads
+through the catalog). A table that is not redirected, and every session without this extension,
+gets exactly what delta-spark alone gives. See docs/redirection.md, "Where each access is
+routed".
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ _installed = False
 
 
 def install() -> None:
-    """Wrap `delta.tables.DeltaTable.forPath` and `forName`; once per process."""
+    """Wrap `delta.tables.DeltaTable.forPath` and `forName`, which hand a Spark Connect session
+    on to delta-spark's Connect `DeltaTable`; once per process."""
     global _installed
     if _installed:
         return
@@ -50,15 +53,23 @@ def install() -> None:
     _installed = True
 
 
-def _routed(spark: SparkSession, method: str, table: str) -> str:
-    """`table` as `DeltaTableRouting.<method>` routes it, in a classic session with this
-    extension; as it is anywhere else (a Spark Connect session, a stock session)."""
-    jsession = getattr(spark, "_jsparkSession", None)
-    if jsession is None or _EXTENSION not in (spark.conf.get("spark.sql.extensions", "") or ""):
+#: The SQL function of the server that answers each question, for clients without a JVM.
+_FUNCTIONS = {"pathFor": "delta_lifecycle_routed_path", "nameFor": "delta_lifecycle_routed_name"}
+
+
+def _routed(spark: Any, method: str, table: str) -> str:
+    """`table` as `DeltaTableRouting.<method>` routes it in a session with this
+    extension: through py4j in a classic session, through the same answer's SQL function
+    over Spark Connect; as it is in a session without the extension."""
+    if _EXTENSION not in (spark.conf.get("spark.sql.extensions", "") or ""):
         return table
-    jvm: Any = spark.sparkContext._jvm
-    routing: Callable[[Any, str], str] = getattr(
-        jvm.io.github.deltalifecycle.sql.routing.DeltaTableRouting, method
-    )
+    jsession = getattr(spark, "_jsparkSession", None)
     with translate_errors():
+        if jsession is None:
+            literal = "'" + table.replace("\\", "\\\\").replace("'", "\\'") + "'"
+            return str(spark.sql(f"SELECT {_FUNCTIONS[method]}({literal})").first()[0])
+        jvm: Any = spark.sparkContext._jvm
+        routing: Callable[[Any, str], str] = getattr(
+            jvm.io.github.deltalifecycle.sql.routing.DeltaTableRouting, method
+        )
         return str(routing(jsession, table))

@@ -15,6 +15,8 @@ from delta_lifecycle.lines import current_line
 __all__ = [
     "DELTA_CATALOG",
     "LIFECYCLE_CATALOG",
+    "ROUTED_CATALOG_CLASSES",
+    "ROUTING_CATALOG",
     "DELTA_EXTENSION",
     "LIFECYCLE_EXTENSION",
     "configure_spark",
@@ -42,6 +44,18 @@ DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 #: This project's catalog, installed as ``spark_catalog``: Delta's catalog, made
 #: redirect-aware (tables by name and ``delta.`path``` follow their redirect).
 LIFECYCLE_CATALOG = "io.github.deltalifecycle.sql.LifecycleCatalog"
+
+#: This project's wrapper of any other catalog: the catalog it names in
+#: `spark.sql.catalog.<name>.deltaLifecycle.delegate` (its other options unchanged), made
+#: redirect-aware the same way.
+ROUTING_CATALOG = "io.github.deltalifecycle.sql.RoutingCatalog"
+
+#: The option of a `ROUTING_CATALOG` that names the catalog it wraps.
+ROUTING_DELEGATE_OPTION = "deltaLifecycle.delegate"
+
+#: The catalog classes that serve Delta tables under a name other than `spark_catalog`, which
+#: `spark_configuration` wraps in `ROUTING_CATALOG`: Unity Catalog's connector.
+ROUTED_CATALOG_CLASSES = ("io.unitycatalog.spark.UCSingleCatalog",)
 
 #: The package's jars, one per Spark line, as a small Maven repository (see
 #: :func:`bundled_coordinate`).
@@ -233,7 +247,9 @@ def spark_configuration(
 
     The result holds only the settings this function manages (`spark.jars.packages`,
     `spark.jars.repositories`, `spark.sql.extensions`,
-    `spark.sql.catalog.spark_catalog`); see [`configure_spark`][delta_lifecycle.config.configure_spark] for how each is
+    `spark.sql.catalog.spark_catalog`, and for each catalog of `ROUTED_CATALOG_CLASSES` in
+    `existing`, `spark.sql.catalog.<name>` and `spark.sql.catalog.<name>.deltaLifecycle.delegate`);
+    see [`configure_spark`][delta_lifecycle.config.configure_spark] for how each is
     merged. `spark.jars` is never set: a value for it replaces the jars Spark resolves for
     `spark.jars.packages`, and the executors of a cluster would then lack delta-spark. Use
     it where there is no builder to configure, e.g. to pass `--conf` options to
@@ -284,6 +300,31 @@ def spark_configuration(
     }
     if repositories:
         settings["spark.jars.repositories"] = ",".join(repositories)
+    settings.update(_routed_catalogs(existing))
+    return settings
+
+
+def _routed_catalogs(existing: Mapping[str, Any]) -> Dict[str, str]:
+    """Every catalog of `ROUTED_CATALOG_CLASSES` in `existing`, wrapped in
+    `ROUTING_CATALOG` (its own options stay where they are, for the wrapped catalog).
+
+    >>> settings = _routed_catalogs({
+    ...     "spark.sql.catalog.lake": "io.unitycatalog.spark.UCSingleCatalog",
+    ...     "spark.sql.catalog.lake.uri": "http://uc:8080"})
+    >>> settings["spark.sql.catalog.lake"]
+    'io.github.deltalifecycle.sql.RoutingCatalog'
+    >>> settings["spark.sql.catalog.lake.deltaLifecycle.delegate"]
+    'io.unitycatalog.spark.UCSingleCatalog'
+    """
+    prefix = "spark.sql.catalog."
+    settings: Dict[str, str] = {}
+    for key, value in existing.items():
+        name = key[len(prefix):] if key.startswith(prefix) else ""
+        if not name or "." in name or name == "spark_catalog":
+            continue
+        if str(value) in ROUTED_CATALOG_CLASSES:
+            settings[key] = ROUTING_CATALOG
+            settings[f"{key}.{ROUTING_DELEGATE_OPTION}"] = str(value)
     return settings
 
 
@@ -306,7 +347,11 @@ def configure_spark(
     * `spark.sql.extensions` with Delta's extension and then this project's extension
       last, keeping any other extension already set in its place;
     * this project's catalog (Delta's, made redirect-aware) as `spark_catalog`, unless
-      the builder already names a catalog other than Delta's.
+      the builder already names a catalog other than Delta's;
+    * every other catalog on the builder that serves Delta tables (`ROUTED_CATALOG_CLASSES`:
+      Unity Catalog's connector) wrapped in this project's `ROUTING_CATALOG`, so that its
+      tables follow a redirect by name too; the catalog's own options stay as they are. Set
+      such catalogs on the builder before calling this.
 
     It also makes delta-spark's `DeltaTable.forPath` and `DeltaTable.forName` follow a
     redirect in sessions with this extension (they build their table without asking any

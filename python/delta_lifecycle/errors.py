@@ -332,6 +332,14 @@ class RedirectNotRoutedError(DeltaLifecycleError):
 
     CONDITION = "DELTA_LIFECYCLE_REDIRECT_NOT_ROUTED"
 
+class CatalogNotRoutedError(DeltaLifecycleError):
+    """SET REDIRECT (or a redirect property set by hand) on a table named in a catalog that
+    does not follow redirects in this session: `spark_catalog` without this project's
+    catalog, or another catalog that this project's `RoutingCatalog` does not wrap. The
+    redirect would leave the table unusable by that name; nothing was written."""
+
+    CONDITION = "DELTA_LIFECYCLE_CATALOG_NOT_ROUTED"
+
 class RedirectBlocksDeltaSparkError(DeltaLifecycleError):
     """delta-spark refused to change a table for one of this project's statements because the
     table's protocol names a redirect feature: it became a redirect's source meanwhile, or

@@ -541,6 +541,7 @@ class LifecycleTable:
         table: Optional[str] = ...,
         on_progress: Optional[ProgressCallback] = ...,
         dry_run: Literal[False] = ...,
+        table_location: Optional[str] = ...,
     ) -> RedirectStatus: ...
 
     @overload
@@ -553,6 +554,7 @@ class LifecycleTable:
         on_progress: Optional[ProgressCallback] = ...,
         *,
         dry_run: Literal[True],
+        table_location: Optional[str] = ...,
     ) -> RedirectPlan: ...
 
     @overload
@@ -565,6 +567,7 @@ class LifecycleTable:
         on_progress: Optional[ProgressCallback] = ...,
         *,
         dry_run: bool,
+        table_location: Optional[str] = ...,
     ) -> Union[RedirectStatus, RedirectPlan]: ...
 
     def set_redirect(
@@ -575,8 +578,10 @@ class LifecycleTable:
         table: Optional[str] = None,
         on_progress: Optional[ProgressCallback] = None,
         dry_run: bool = False,
+        table_location: Optional[str] = None,
     ) -> Union[RedirectStatus, RedirectPlan]:
-        """Redirect the table to a new location, or to a new table in the session catalog.
+        """Redirect the table to a new location, or to a new table in the session catalog or
+        in Unity Catalog.
 
         Runs `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY] TO '<location>'
         | TABLE <name> [NO REDIRECT RULES (...)]`: the table's data files are copied while
@@ -602,12 +607,17 @@ class LifecycleTable:
             `(application name, operations)` pairs: sessions of that application keep
             reading (and running those operations on) the source.
         table:
-            a session catalog table name to create at the default location.
+            a table to create as the destination: of the session catalog (`db.t`), or of a
+            Unity Catalog catalog of the session (`catalog.schema.t`, registered there as an
+            external table), at its catalog's default location.
         on_progress:
             called with the statement's progress, see [`delta_lifecycle.progress`][delta_lifecycle.progress].
         dry_run:
             run `… DRY RUN`: return what the statement would copy, how, and which checks
             would refuse it, writing nothing in either location.
+        table_location:
+            with `table`: where the new table's files go, instead of its catalog's default
+            location (`… TO TABLE <name> LOCATION '<table_location>'`).
 
         Returns
         -------
@@ -641,11 +651,15 @@ class LifecycleTable:
         """
         if (location is None) == (table is None):
             raise ValueError("give exactly one of location and table")
+        if table_location is not None and table is None:
+            raise ValueError("table_location goes with table")
         modes = {"reader_writer": "READER WRITER", "writer_only": "WRITER ONLY"}
         if mode not in modes:
             raise ValueError(f"mode must be one of {sorted(modes)}, got {mode!r}")
         target = f"TO {_string_literal(location, 'location')}" if location is not None else \
             f"TO TABLE {_table_name(table)}"
+        if table_location is not None:
+            target += f" LOCATION {_string_literal(table_location, 'table location')}"
         statement = f"ALTER TABLE {self._identifier} SET REDIRECT {modes[mode]} {target}"
         if no_redirect_rules:
             rules = []

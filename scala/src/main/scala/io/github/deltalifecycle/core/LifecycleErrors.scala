@@ -216,6 +216,33 @@ object LifecycleErrors {
   def notSessionCatalogTable(name: String): DeltaLifecycleException =
     subError(InvalidArgument, "NOT_A_SESSION_CATALOG_TABLE", "name" -> name)
 
+  /** A [[io.github.deltalifecycle.sql.RoutingCatalog]] whose `setting` names no catalog class. */
+  def routingCatalogWithoutDelegate(
+      catalog: String,
+      setting: String,
+      value: String
+  ): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "ROUTING_CATALOG_WITHOUT_DELEGATE",
+      "catalog" -> catalog,
+      "setting" -> setting,
+      "value" -> value
+    )
+
+  /** A routing SQL function `function` called without one constant string `argument`. */
+  def routingFunctionArgument(function: String, argument: String): DeltaLifecycleException =
+    subError(
+      InvalidArgument,
+      "ROUTING_FUNCTION_ARGUMENT",
+      "function" -> function,
+      "argument" -> argument
+    )
+
+  /** SET REDIRECT TO TABLE `name`, a Unity Catalog table without LOCATION or a storage root. */
+  def redirectTargetNeedsLocation(name: String): DeltaLifecycleException =
+    subError(InvalidArgument, "REDIRECT_TARGET_NEEDS_LOCATION", "name" -> name)
+
   /** One ALTER TABLE that changes a redirect property together with `properties`' others. */
   def redirectPropertyNotAlone(properties: Seq[String]): DeltaLifecycleException =
     subError(
@@ -780,6 +807,49 @@ object LifecycleErrors {
       "path" -> path,
       "state" -> state,
       "catalogClass" -> catalogClass
+    )
+
+  /**
+   * `operation` on `table` refused: its `catalog` (of class `catalogClass`) is the session catalog
+   * and not `lifecycleCatalog`, which follows redirects.
+   */
+  def sessionCatalogNotRouted(
+      operation: String,
+      table: String,
+      catalogClass: String,
+      lifecycleCatalog: String
+  ): DeltaLifecycleException =
+    subError(
+      "DELTA_LIFECYCLE_CATALOG_NOT_ROUTED",
+      "SESSION_CATALOG",
+      "operation" -> operation,
+      "table" -> table,
+      "catalog" -> "spark_catalog",
+      "catalogClass" -> catalogClass,
+      "lifecycleCatalog" -> lifecycleCatalog
+    )
+
+  /**
+   * `operation` on `table` refused: its `catalog` (of class `catalogClass`) is not wrapped by
+   * `routingCatalog`, whose `delegateSetting` would name `catalogClass`.
+   */
+  def catalogNotRouted(
+      operation: String,
+      table: String,
+      catalog: String,
+      catalogClass: String,
+      routingCatalog: String,
+      delegateSetting: String
+  ): DeltaLifecycleException =
+    subError(
+      "DELTA_LIFECYCLE_CATALOG_NOT_ROUTED",
+      "OTHER_CATALOG",
+      "operation" -> operation,
+      "table" -> table,
+      "catalog" -> catalog,
+      "catalogClass" -> catalogClass,
+      "routingCatalog" -> routingCatalog,
+      "delegateSetting" -> delegateSetting
     )
 
   def administratorSetting(setting: String): DeltaLifecycleException =

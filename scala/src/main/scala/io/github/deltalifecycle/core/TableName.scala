@@ -15,4 +15,7 @@ object TableName {
 
   /** `parts` as SQL text that [[parts]] reads back; a part is quoted only when it needs to be. */
   def sql(parts: Seq[String]): String = parts.map(QuotingUtils.quoteIfNeeded).mkString(".")
+
+  /** ``delta.`<location>` ``: the table at `location`, named by it, as SQL text. */
+  def ofPath(location: String): String = sql(Seq("delta", location))
 }

@@ -24,7 +24,7 @@ statement
     | ALTER TABLE table=tableName DROP FEATURES FOR CLIENT client=STRING
         (FOR WRITES)? (TRUNCATE HISTORY)? (DRY RUN)?                       #dropFeaturesForClient
     | ALTER TABLE table=tableName SET REDIRECT kind=redirectMode?
-        TO (location=STRING | TABLE target=tableName)
+        TO (location=STRING | TABLE target=tableName (LOCATION targetLocation=STRING)?)
         (NO REDIRECT RULES
             LEFT_PAREN rules+=redirectRule (COMMA rules+=redirectRule)* RIGHT_PAREN)?
         (DRY RUN)?                                                         #setRedirect
@@ -65,7 +65,7 @@ nonReserved
     : DESCRIBE | PROTOCOL | HISTORY | ALTER | TABLE | COMPACT | CLEAN | LOG | FROM | TO | VERSION
     | RETAIN | HOURS | DRY | RUN | DROP | FEATURE | TRUNCATE
     | SET | UNSET | REDIRECT | READER | WRITER | ONLY | NO | RULES | ALLOW
-    | COMPATIBILITY | AS | OF | FOR | FEATURES | CLIENT | WRITES | FILES
+    | COMPATIBILITY | AS | OF | FOR | FEATURES | CLIENT | WRITES | FILES | LOCATION
     ;
 
 DESCRIBE: 'DESCRIBE' | 'DESC';
@@ -103,6 +103,7 @@ FEATURES: 'FEATURES';
 CLIENT: 'CLIENT';
 WRITES: 'WRITES';
 FILES: 'FILES';
+LOCATION: 'LOCATION';
 
 DOT: '.';
 SEMICOLON: ';';

@@ -9,21 +9,22 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
  * Registers a SET REDIRECT TO TABLE target as an external Delta table at the copied location,
- * through the session catalog as `CREATE TABLE name USING delta LOCATION '...'` does: delta-spark
- * takes the schema from the log there.
+ * through its catalog as `CREATE TABLE name USING delta LOCATION '...'` does: delta-spark takes the
+ * schema from the log there. A Unity Catalog table is registered through the session's catalog of
+ * that name, UC's connector, which creates it on the server.
  */
 private[redirect] object CatalogRegistration {
-  // Spark's name for its session catalog (CatalogManager's constant is private to Spark).
-  private val SessionCatalogName = "spark_catalog"
 
   /**
-   * Registers `name` (db.table as SQL text) at `location`; false when it is registered already (a
-   * re-run leaves it).
+   * Registers `name` (db.table, or catalog.schema.table, as SQL text) at `location`; false when it
+   * is registered already (a re-run leaves it).
    */
   def registerExternal(spark: SparkSession, name: String, location: Path): Boolean = {
     val parts = TableName.parts(name)
-    val ident = Identifier.of(parts.init.toArray, parts.last)
-    val catalog = SparkInternals.catalog(spark, SessionCatalogName).asInstanceOf[TableCatalog]
+    val (catalogName, rest) =
+      if (parts.size == 3) (parts.head, parts.tail) else (SparkInternals.SessionCatalogName, parts)
+    val ident = Identifier.of(rest.init.toArray, rest.last)
+    val catalog = SparkInternals.catalog(spark, catalogName).asInstanceOf[TableCatalog]
     val registering = !catalog.tableExists(ident)
     if (registering) CatalogShim.createExternalDeltaTable(catalog, ident, location.toString)
     registering

@@ -37,7 +37,7 @@ private[redirect] final class DestinationChecks(
       )
     }
     target match {
-      case RedirectTarget.ToTable(name, _, true) =>
+      case RedirectTarget.ToTable(name, _, true, _) =>
         throw LifecycleErrors.redirectDestinationNotEmpty(
           name,
           "the table already exists in the catalog"

@@ -77,6 +77,26 @@ object RedirectSpec {
   case class Table(name: String, location: Option[String]) extends RedirectSpec {
     def describe: String = name
   }
+
+  /**
+   * A table registered in Unity Catalog (the RFC's "Unity Catalog" type), found through the catalog
+   * by `tableId` (with the `metastoreId` of the server that holds it), so a table renamed there is
+   * still found. `name` (`catalog.schema.table`, as SQL text) and `location` are recorded when the
+   * redirect is set: the name says which catalog of a session serves it, the location is where the
+   * copy went (a redirect being enabled has no id yet).
+   */
+  case class UnityCatalogTable(
+      tableId: Option[String],
+      metastoreId: Option[String],
+      name: Option[String],
+      location: Option[String]
+  ) extends RedirectSpec {
+    def describe: String = name.orElse(tableId.map(id => s"Unity Catalog table $id")).getOrElse("")
+
+    /** With the ids Unity Catalog gave the table when it was registered. */
+    def registered(id: String, metastore: Option[String]): UnityCatalogTable =
+      copy(tableId = Some(id), metastoreId = metastore)
+  }
 }
 
 /**
@@ -121,6 +141,14 @@ case class RedirectConfig(
       case RedirectSpec.Table(name, location) =>
         specNode.put("Table", name)
         location.foreach(specNode.put("Location", _))
+      case RedirectSpec.UnityCatalogTable(tableId, metastoreId, name, location) =>
+        tableId.foreach { id =>
+          val table = specNode.putObject("Table")
+          metastoreId.foreach(table.put("MetastoreId", _))
+          table.put("TableId", id)
+        }
+        name.foreach(specNode.put("Name", _))
+        location.foreach(specNode.put("Location", _))
     }
     if (isDestinationMarker) specNode.put("Role", RedirectConfig.DestinationRole)
     targetModeOverride.filter(_ != mode).foreach(m => specNode.put("Mode", m.sqlName))
@@ -147,6 +175,7 @@ case class RedirectConfig(
 object RedirectConfig {
   val ObjectStoreType = "Object Store"
   val SessionCatalogType = "Session Catalog"
+  val UnityCatalogType = "Unity Catalog"
 
   /** delta-spark's preview type; its spec is {"sourcePath", "destPath"}. */
   val PreviewPathType = "PathBasedRedirect"
@@ -289,13 +318,39 @@ object RedirectConfig {
         RedirectSpec.Location(required("Location", "Spec.Location"))
       case t if t.equalsIgnoreCase(SessionCatalogType) =>
         RedirectSpec.Table(required("Table", "Spec.Table"), text("Location"))
+      case t if t.equalsIgnoreCase(UnityCatalogType) => unityCatalogTable
       case PreviewPathType => RedirectSpec.Location(required("destPath", "spec.destPath"))
       case other => throw LifecycleErrors.redirectUnknownValue(
           value.where,
           "Type",
           other,
-          Seq(ObjectStoreType, SessionCatalogType, PreviewPathType)
+          Seq(ObjectStoreType, SessionCatalogType, UnityCatalogType, PreviewPathType)
         )
+    }
+
+    /**
+     * The RFC's Unity Catalog spec: `Table` holds `TableId` (and `MetastoreId`), as an object or a
+     * JSON string of one; `Name` and `Location` are what this project records besides. A redirect
+     * being enabled has no id yet, so one of `TableId` and `Name` is enough.
+     */
+    private def unityCatalogTable: RedirectSpec.UnityCatalogTable = {
+      val table = Option(node.get("Table")).filter(n => !n.isNull).map {
+        case n if n.isObject => n
+        case n if n.isTextual =>
+          try JsonUtils.mapper.readTree(n.asText)
+          catch { case NonFatal(_) => throw LifecycleErrors.redirectSpecNotJson(value.where) }
+        case _ => throw LifecycleErrors.redirectFieldNotText(value.where, "Spec.Table")
+      }
+      def field(name: String): Option[String] =
+        table.flatMap(t => Option(t.get(name))).filter(_.isTextual).map(_.asText)
+      val spec = RedirectSpec.UnityCatalogTable(
+        field("TableId"),
+        field("MetastoreId"),
+        text("Name"),
+        text("Location")
+      )
+      if (spec.tableId.isEmpty && spec.name.isEmpty) value.missing("Spec.Table.TableId")
+      spec
     }
 
     /** The feature the redirect takes on at READY, where it is not `mode`, the stored one. */

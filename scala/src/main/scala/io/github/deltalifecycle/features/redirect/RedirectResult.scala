@@ -30,22 +30,27 @@ final case class RedirectResult(
 object RedirectResult {
 
   /**
-   * The redirect of `info`. Its destination location is where routing sends accesses now; it is
-   * left out, not an error, when the destination cannot be found, so a broken redirect can still be
-   * described.
+   * The redirect of `info`. Its destination is the table or location routing sends accesses to now
+   * (a catalog table by the name it has now); the destination's location is left out, not an error,
+   * when the destination cannot be found, so a broken redirect can still be described.
    */
   def describe(ctx: RoutingContext, table: String, info: RedirectInfo): RedirectResult = {
     val c = info.config
-    val destinationLocation = c.flatMap { config =>
-      try Some(RedirectRouting.destinationPath(ctx, table, config.spec).toString)
+    val route = c.flatMap { config =>
+      try Some(RedirectRouting.destinationOf(ctx, table, config.spec))
       catch { case _: DeltaLifecycleException => None }
+    }
+    val (destinationName, destinationLocation) = route match {
+      case Some(Route.DestinationTable(name, path)) => (Some(name), Some(path.toString))
+      case Some(Route.Destination(path)) => (None, Some(path.toString))
+      case _ => (None, None)
     }
     RedirectResult(
       table,
       info.state,
       c.map(_.mode),
       c.map(_.redirectType),
-      c.map(_.spec.describe),
+      c.map(config => destinationName.getOrElse(config.spec.describe)),
       destinationLocation,
       c.map(_.noRedirectRules).getOrElse(Nil),
       info.version,

@@ -15,7 +15,10 @@ object Route {
   /** The redirect destination at a location. */
   final case class Destination(path: Path) extends Route
 
-  /** The redirect destination registered in the session catalog under `name`. */
+  /**
+   * The redirect destination registered in a catalog under `name`: a session catalog name, or one
+   * with its catalog in front (a Unity Catalog table).
+   */
   final case class DestinationTable(name: String, path: Path) extends Route
 }
 
@@ -26,17 +29,47 @@ object Access {
   final case class Write(operations: Set[String]) extends Access
 }
 
+/** A Unity Catalog table as a session's catalog finds it now: its current name and location. */
+final case class FoundTable(name: Option[String], location: Path)
+
+/** What Unity Catalog says of a table registered there. */
+final case class UnityCatalogTableInfo(tableId: String, metastoreId: Option[String], location: Path)
+
+/**
+ * How the session reaches Unity Catalog: the catalogs it configures know the servers. Routing finds
+ * a redirect's destination by the id its spec records; SET REDIRECT reads the id of the table it
+ * registered.
+ */
+trait UnityCatalogAccess {
+
+  /** Where the table `spec` names is now, if a catalog of the session serves it. */
+  def find(spec: RedirectSpec.UnityCatalogTable): Option[FoundTable]
+
+  /** The table registered under `name` (`catalog.schema.table`), if there is one. */
+  def describe(name: String): Option[UnityCatalogTableInfo]
+}
+
+object UnityCatalogAccess {
+
+  /** A session that reaches no Unity Catalog. */
+  val none: UnityCatalogAccess = new UnityCatalogAccess {
+    def find(spec: RedirectSpec.UnityCatalogTable): Option[FoundTable] = None
+    def describe(name: String): Option[UnityCatalogTableInfo] = None
+  }
+}
+
 /**
  * Session facts routing depends on: the application name (NoRedirectRules), the location prefixes a
- * redirect may point to (empty: any) and the setting they come from (for errors), and how to find a
- * catalog table's location.
+ * redirect may point to (empty: any) and the setting they come from (for errors), how to find a
+ * session catalog table's location, and how to reach Unity Catalog.
  */
 final case class RoutingContext(
     hadoopConf: Configuration,
     appName: String,
     allowedPrefixes: Seq[String],
     allowedPrefixesSetting: String,
-    catalogTableLocation: String => Option[Path]
+    catalogTableLocation: String => Option[Path],
+    unityCatalog: UnityCatalogAccess = UnityCatalogAccess.none
 )
 
 /** Decides the route of one access; never reads data, only logs (through [[RedirectLookup]]). */
@@ -95,11 +128,11 @@ object RedirectRouting {
 
   /** The destination, after checking it is allowed and is not itself redirected elsewhere. */
   def destination(ctx: RoutingContext, info: RedirectInfo, c: RedirectConfig): Route = {
-    val destPath = checkedDestinationPath(ctx, info.path, c)
-    c.spec match {
-      case RedirectSpec.Table(name, _) => Route.DestinationTable(name, destPath)
-      case _: RedirectSpec.Location => Route.Destination(destPath)
-    }
+    val route = destinationOf(ctx, info.path.toString, c.spec)
+    val destPath = SourceOrDestination.path(route)
+    checkAllowed(ctx, destPath.toString)
+    checkNotChained(ctx, info.path, destPath)
+    route
   }
 
   /** Where `source`'s redirect `c` points, checked as [[destination]] checks it. */
@@ -114,13 +147,44 @@ object RedirectRouting {
    * Where `spec` points: its location, or the catalog table's current location (else the one
    * recorded when the redirect was set). `where` names the redirected table in errors.
    */
-  def destinationPath(ctx: RoutingContext, where: String, spec: RedirectSpec): Path = spec match {
-    case RedirectSpec.Location(uri) =>
-      Locations.parse(uri)(LifecycleErrors.redirectLocationInvalid(where, uri, _))
-    case RedirectSpec.Table(name, recorded) =>
-      ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
-        throw LifecycleErrors.redirectDestinationTableMissing(where, name)
-      )
+  def destinationPath(ctx: RoutingContext, where: String, spec: RedirectSpec): Path =
+    SourceOrDestination.path(destinationOf(ctx, where, spec))
+
+  /**
+   * The route to where `spec` points, unchecked: a location, or a catalog table by the name it has
+   * now (a Unity Catalog table found by its id; at the location recorded when the redirect was set
+   * if no catalog of the session serves it).
+   */
+  def destinationOf(ctx: RoutingContext, where: String, spec: RedirectSpec): Route =
+    spec match {
+      case RedirectSpec.Location(uri) =>
+        Route.Destination(Locations.parse(uri)(LifecycleErrors.redirectLocationInvalid(
+          where,
+          uri,
+          _
+        )))
+      case RedirectSpec.Table(name, recorded) =>
+        val path = ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
+          throw LifecycleErrors.redirectDestinationTableMissing(where, name)
+        )
+        Route.DestinationTable(name, path)
+      case u: RedirectSpec.UnityCatalogTable =>
+        val found = if (u.tableId.isDefined) ctx.unityCatalog.find(u) else None
+        found match {
+          case Some(FoundTable(Some(name), location)) => Route.DestinationTable(name, location)
+          case Some(FoundTable(None, location)) => Route.Destination(location)
+          case None => Route.Destination(u.location.map(new Path(_)).getOrElse(
+              throw LifecycleErrors.redirectDestinationTableMissing(where, u.describe)
+            ))
+        }
+    }
+
+  private object SourceOrDestination {
+    def path(route: Route): Path = route match {
+      case Route.Destination(p) => p
+      case Route.DestinationTable(_, p) => p
+      case Route.Direct => throw new IllegalStateException("a destination is never the source")
+    }
   }
 
   def checkAllowed(ctx: RoutingContext, location: String): Unit = {

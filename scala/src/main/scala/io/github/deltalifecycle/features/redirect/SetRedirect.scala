@@ -64,10 +64,10 @@ final class SetRedirect(
       FaultInjection.step("setRedirect.afterCopy")
 
       progress.start("register the destination")
-      register(target, destPath)
+      val registered = register(target, destPath, enabling)
 
       progress.start("enter READY")
-      enterReady(enabled, enabling)
+      enterReady(enabled, registered)
       copiedInAll
     }
     report.result(describe(fresh()), total)
@@ -127,7 +127,10 @@ final class SetRedirect(
         "copy the data files that commits made meanwhile name"
       )
     val register = target match {
-      case RedirectTarget.ToTable(name, _, _) => Seq(s"register $name at $destPath")
+      case RedirectTarget.ToTable(name, _, _, true) =>
+        Seq(s"register $name in Unity Catalog as an external table at $destPath, and record " +
+          "its table id in the redirect")
+      case RedirectTarget.ToTable(name, _, _, false) => Seq(s"register $name at $destPath")
       case _: RedirectTarget.ToLocation => Nil
     }
     copies ++
@@ -140,8 +143,10 @@ final class SetRedirect(
 
   private def specOf(target: RedirectTarget): RedirectSpec = target match {
     case RedirectTarget.ToLocation(uri) => RedirectSpec.Location(qualify(uri))
-    case RedirectTarget.ToTable(name, location, _) =>
+    case RedirectTarget.ToTable(name, location, _, false) =>
       RedirectSpec.Table(name, Some(qualify(location)))
+    case RedirectTarget.ToTable(name, location, _, true) =>
+      RedirectSpec.UnityCatalogTable(None, None, Some(name), Some(qualify(location)))
   }
 
   /**
@@ -157,6 +162,7 @@ final class SetRedirect(
     val redirectType = spec match {
       case _: RedirectSpec.Location => RedirectConfig.ObjectStoreType
       case _: RedirectSpec.Table => RedirectConfig.SessionCatalogType
+      case _: RedirectSpec.UnityCatalogTable => RedirectConfig.UnityCatalogType
     }
     RedirectConfig(mode, redirectType, RedirectState.EnableInProgress, spec, rules)
       .storedAs(RedirectMode.WriterOnly)
@@ -268,12 +274,27 @@ final class SetRedirect(
     Some((current.version, copies.preCopy(current, destPath, progress)))
   }
 
-  /** A catalog target is registered at the copied location; a re-run finds it registered. */
-  private def register(target: RedirectTarget, destPath: Path): Unit = target match {
-    case RedirectTarget.ToTable(name, _, _) =>
+  /**
+   * A catalog target is registered at the copied location; a re-run finds it registered. Returns
+   * the redirect as READY records it: a Unity Catalog table with the id the catalog gave it.
+   */
+  private def register(
+      target: RedirectTarget,
+      destPath: Path,
+      enabling: RedirectConfig
+  ): RedirectConfig = target match {
+    case RedirectTarget.ToTable(name, _, _, unityCatalog) =>
       if (CatalogRegistration.registerExternal(spark, name, destPath))
         report.note(s"registered $name at $destPath")
-    case _: RedirectTarget.ToLocation =>
+      enabling.spec match {
+        case u: RedirectSpec.UnityCatalogTable if unityCatalog =>
+          val info = ctx.unityCatalog.describe(name)
+            .getOrElse(throw LifecycleErrors.redirectDestinationTableMissing(displayName, name))
+          report.note(s"$name has Unity Catalog table id ${info.tableId}")
+          enabling.copy(spec = u.registered(info.tableId, info.metastoreId))
+        case _ => enabling
+      }
+    case _: RedirectTarget.ToLocation => enabling
   }
 
   /** ENABLE-REDIRECT-IN-PROGRESS -> READY, taking on the requested mode's feature. */
@@ -315,6 +336,8 @@ final class SetRedirect(
     case (RedirectSpec.Location(a), RedirectSpec.Location(b)) =>
       RedirectRouting.sameLocation(ctx, a, b)
     case (RedirectSpec.Table(a, _), RedirectSpec.Table(b, _)) => a.equalsIgnoreCase(b)
+    case (a: RedirectSpec.UnityCatalogTable, b: RedirectSpec.UnityCatalogTable) =>
+      a.describe.equalsIgnoreCase(b.describe)
     case _ => false
   }
 }

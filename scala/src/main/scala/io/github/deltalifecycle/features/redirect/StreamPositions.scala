@@ -239,6 +239,7 @@ object RedirectCycle {
   def location(spec: RedirectSpec): Option[Path] = spec match {
     case RedirectSpec.Location(uri) => Some(new Path(uri))
     case RedirectSpec.Table(_, location) => location.map(new Path(_))
+    case u: RedirectSpec.UnityCatalogTable => u.location.map(new Path(_))
   }
 
   private def isNormal(params: Map[String, String]): Boolean =

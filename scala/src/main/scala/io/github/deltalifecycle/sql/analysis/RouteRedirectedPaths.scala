@@ -8,6 +8,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, V2WriteCommand}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.delta.{UnresolvedPathBasedDeltaTable, UnresolvedPathBasedTable}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.files.TahoeLogFileIndex
 import org.apache.spark.sql.delta.sources.DeltaDataSource
@@ -43,6 +44,7 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
 
   private def route(plan: LogicalPlan): LogicalPlan = plan.transformDown(
     AnalyzerShim.routeUnresolved(routedPath(_, Access.Read), RoutedDeltaSourceProvider.ClassName)
+      .orElse(quotedPaths)
       .orElse(resolvedReads)
       .orElse(resolvedWrites)
       .orElse {
@@ -53,6 +55,24 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
             .getOrElse(s)
       }
   )
+
+  /**
+   * delta-spark's statements on a quoted path (`DESCRIBE HISTORY '<path>'`, `DESCRIBE DETAIL
+   * '<path>'`, `VACUUM '<path>'`, `OPTIMIZE '<path>'`), which delta-spark resolves itself from the
+   * path, in its resolution rule: the path becomes the destination's before that rule runs (in the
+   * hint batch). The DESCRIBEs are reads; VACUUM and OPTIMIZE write by their name, as the source's
+   * NoRedirectRules name them.
+   */
+  private def quotedPaths: PartialFunction[LogicalPlan, LogicalPlan] = {
+    case u: UnresolvedPathBasedDeltaTable =>
+      routedPath(u.path, accessOf(u.commandName)).map(d => u.copy(path = d.toString)).getOrElse(u)
+    case u: UnresolvedPathBasedTable =>
+      routedPath(u.path, accessOf(u.commandName)).map(d => u.copy(path = d.toString)).getOrElse(u)
+  }
+
+  private def accessOf(command: String): Access =
+    if (command.toUpperCase(java.util.Locale.ROOT).startsWith("DESC")) Access.Read
+    else Access.Write(Set(command))
 
   private def resolvedReads: PartialFunction[LogicalPlan, LogicalPlan] = {
     case l: LogicalRelation if l.catalogTable.isEmpty =>

@@ -2,6 +2,7 @@ package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.redirect.RedirectPropertyChange
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.routing.CatalogTables
 import org.apache.spark.sql.{Row, SparkSession}
 
 /**
@@ -14,6 +15,7 @@ case class ChangeRedirectPropertyCommand(
     value: Option[String]
 ) extends RedirectCommand {
   override def run(spark: SparkSession): Seq[Row] = changing(spark, table) { ctx =>
+    if (value.isDefined) CatalogTables.requireRouted(spark, table, s"set $key of")
     new RedirectPropertyChange(spark, ctx, table.path, table.displayName).run(key, value)
   }
 }

@@ -21,14 +21,14 @@ case class DropFeatureCommand(
 
   override def run(spark: SparkSession): Seq[Row] = {
     val dropper =
-      new DropFeature(spark, TableAccess.log(spark, table), table.catalogEntry, table.displayName)
+      new DropFeature(spark, TableAccess.log(spark, table), table.catalogTable, table.displayName)
     // One read of the latest version: the drop plans from it, the impact is judged on it.
     val head = dropper.log.latestHead()
     val r = StatementRouting.refusalsTyped("DROP FEATURE", table) {
       dropper.run(head, feature, truncateHistory, dryRun)
     }
     if (!dryRun)
-      table.catalogEntry.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+      table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
     Seq(DropFeatureCommand.row(r, DropImpact.of(head.protocol, r.feature), table.displayName))
   }
 }

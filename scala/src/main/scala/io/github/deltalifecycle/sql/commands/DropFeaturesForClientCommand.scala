@@ -23,11 +23,11 @@ case class DropFeaturesForClientCommand(
     val log = TableAccess.log(spark, table)
     val before = log.latestHead().protocol
     val results = StatementRouting.refusalsTyped("DROP FEATURES FOR CLIENT", table) {
-      new DropFeaturesForClient(spark, log, table.catalogEntry, table.displayName)
+      new DropFeaturesForClient(spark, log, table.catalogTable, table.displayName)
         .run(client, forWrites, truncateHistory, dryRun)
     }
     if (!dryRun && results.nonEmpty)
-      table.catalogEntry.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+      table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
     // Each drop judged on the protocol before the whole statement: what the client (and others)
     // gain once every planned feature is gone is DESCRIBE COMPATIBILITY's answer afterwards.
     results.map(r => DropFeatureCommand.row(r, DropImpact.of(before, r.feature), table.displayName))

@@ -6,6 +6,7 @@ import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.routing.RedirectSession
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
@@ -72,5 +73,14 @@ trait RedirectCommand extends LeafRunnableCommand {
    * re-resolves the table, which now routes to a destination that has no catalog entry.
    */
   private def refresh(spark: SparkSession, table: LifecycleTableRef): Unit =
-    table.catalogTable.foreach(t => SparkInternals.sessionCatalog(spark).refreshTable(t.identifier))
+    table.catalogTable.foreach { t =>
+      table.catalog.filterNot(_.equalsIgnoreCase(SparkInternals.SessionCatalogName)) match {
+        case Some(name) => SparkInternals.catalog(spark, name) match {
+            case c: TableCatalog =>
+              c.invalidateTable(Identifier.of(t.identifier.database.toArray, t.identifier.table))
+            case _ =>
+          }
+        case None => SparkInternals.sessionCatalog(spark).refreshTable(t.identifier)
+      }
+    }
 }

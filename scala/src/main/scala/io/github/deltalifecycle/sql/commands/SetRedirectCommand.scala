@@ -1,15 +1,18 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.core.{LifecycleErrors, TableName}
+import scala.util.Try
+
+import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors, TableName}
 import io.github.deltalifecycle.features.redirect.{
   NoRedirectRule,
   RedirectLookup,
   RedirectMode,
+  RedirectRefusal,
   RedirectTarget,
   SetRedirect
 }
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import io.github.deltalifecycle.sql.routing.RedirectSession
+import io.github.deltalifecycle.sql.routing.{CatalogTables, RedirectSession, UnityCatalogs}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -24,7 +27,8 @@ case class SetRedirectCommand(
     location: Option[String],
     targetTable: Option[Seq[String]],
     rules: Seq[NoRedirectRule],
-    override val dryRun: Boolean = false
+    override val dryRun: Boolean = false,
+    targetLocation: Option[String] = None
 ) extends RedirectCommand {
 
   override def run(spark: SparkSession): Seq[Row] = {
@@ -38,34 +42,69 @@ case class SetRedirectCommand(
     }
     if (dryRun) {
       val ctx = RedirectSession.context(spark)
-      planRow(new SetRedirect(spark, ctx, table.path, table.displayName).plan(target, mode, rules))
+      val plan =
+        new SetRedirect(spark, ctx, table.path, table.displayName).plan(target, mode, rules)
+      val unrouted = Try(CatalogTables.requireRouted(spark, table, Operation)).failed.toOption
+        .collect { case e: DeltaLifecycleException => RedirectRefusal.of(e) }
+      planRow(plan.copy(refusals = unrouted.toSeq ++ plan.refusals))
     } else changing(spark, table) { ctx =>
+      CatalogTables.requireRouted(spark, table, Operation)
       new SetRedirect(spark, ctx, table.path, table.displayName).run(target, mode, rules)
     }
   }
 
+  private val Operation = "redirect"
+
   /**
-   * A session-catalog table: where its files go, and whether it already exists (then it must be
-   * ours from a resumed run).
+   * A catalog table: where its files go (LOCATION, else where its catalog puts a new table), and
+   * whether the name is taken already (then it must be ours, from a resumed run). A table of the
+   * session catalog, or of a Unity Catalog catalog of the session (catalog.schema.table).
    */
-  private def tableTarget(spark: SparkSession, name: Seq[String]): RedirectTarget.ToTable = {
-    val ident = name match {
-      case Seq(t) => TableIdentifier(t, Some(SparkInternals.currentNamespace(spark).mkString(".")))
-      case Seq(db, t) => TableIdentifier(t, Some(db))
-      case Seq(catalog, db, t) if catalog.equalsIgnoreCase("spark_catalog") =>
-        TableIdentifier(t, Some(db))
-      case _ => throw LifecycleErrors.notSessionCatalogTable(TableName.sql(name))
+  private def tableTarget(spark: SparkSession, name: Seq[String]): RedirectTarget.ToTable =
+    name match {
+      case Seq(catalog, schema, t)
+          if !catalog.equalsIgnoreCase(SparkInternals.SessionCatalogName) =>
+        val uc = UnityCatalogs.server(spark, catalog).getOrElse(
+          throw LifecycleErrors.notSessionCatalogTable(TableName.sql(name))
+        )
+        val qualified = TableName.sql(name)
+        val registered = uc.table(name.mkString("."))
+        val location = targetLocation
+          .orElse(registered.flatMap(r => Option(r.get("storage_location")).map(_.asText)))
+          .orElse(uc.storageRoot(catalog, schema).map(_.stripSuffix("/") + "/" + t))
+          .getOrElse(throw LifecycleErrors.redirectTargetNeedsLocation(qualified))
+        target(spark, qualified, location, registered.isDefined, unityCatalog = true)
+      case _ =>
+        val ident = name match {
+          case Seq(t) =>
+            TableIdentifier(t, Some(SparkInternals.currentNamespace(spark).mkString(".")))
+          case Seq(db, t) => TableIdentifier(t, Some(db))
+          case Seq(_, db, t) => TableIdentifier(t, Some(db))
+          case _ => throw LifecycleErrors.notSessionCatalogTable(TableName.sql(name))
+        }
+        val qualified = TableName.sql(ident.database.toSeq :+ ident.table)
+        val catalog = SparkInternals.sessionCatalog(spark)
+        val exists = catalog.tableExists(ident)
+        val location = targetLocation.getOrElse(
+          if (exists) catalog.getTableMetadata(ident).location.toString
+          else catalog.defaultTablePath(ident).toString
+        )
+        target(spark, qualified, location, exists, unityCatalog = false)
     }
-    val qualified = TableName.sql(ident.database.toSeq :+ ident.table)
-    val catalog = SparkInternals.sessionCatalog(spark)
-    val exists = catalog.tableExists(ident)
-    val location =
-      if (exists) catalog.getTableMetadata(ident).location.toString
-      else catalog.defaultTablePath(ident).toString
-    /* Re-running after a crash finds the table this command registered: it is the redirect target
-     * already. */
+
+  /**
+   * Re-running after a crash finds the table this command registered: it is the redirect target
+   * already, so it does not count as taken.
+   */
+  private def target(
+      spark: SparkSession,
+      qualified: String,
+      location: String,
+      exists: Boolean,
+      unityCatalog: Boolean
+  ): RedirectTarget.ToTable = {
     val ours = exists && RedirectLookup.read(RedirectSession.context(spark).hadoopConf, table.path)
       .flatMap(_.config).exists(_.spec.describe.equalsIgnoreCase(qualified))
-    RedirectTarget.ToTable(qualified, location, exists && !ours)
+    RedirectTarget.ToTable(qualified, location, exists && !ours, unityCatalog)
   }
 }

@@ -70,7 +70,8 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
       Option(ctx.location).map(string),
       Option(ctx.target).map(tableName),
       rules,
-      dryRun = ctx.DRY() != null
+      dryRun = ctx.DRY() != null,
+      targetLocation = Option(ctx.targetLocation).map(string)
     )
   }
 

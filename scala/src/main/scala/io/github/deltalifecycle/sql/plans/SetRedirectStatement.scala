@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.StructType
 
 /**
  * `ALTER TABLE <table> SET REDIRECT [READER WRITER | WRITER ONLY]`
- * `TO '<location>' | TABLE <name> [NO REDIRECT RULES (...)] [DRY RUN]`.
+ * `TO '<location>' | TABLE <name> [LOCATION '<location>'] [NO REDIRECT RULES (...)] [DRY RUN]`.
  */
 case class SetRedirectStatement(
     table: Seq[String],
@@ -17,10 +17,11 @@ case class SetRedirectStatement(
     location: Option[String],
     targetTable: Option[Seq[String]],
     rules: Seq[NoRedirectRule],
-    dryRun: Boolean = false
+    dryRun: Boolean = false,
+    targetLocation: Option[String] = None
 ) extends LifecycleStatement {
   override protected def resultSchema: StructType = RedirectStatus.schemaOf(dryRun)
   override def target: Target = Target.Named
   override def toCommand(ref: LifecycleTableRef): LeafRunnableCommand =
-    SetRedirectCommand(ref, mode, location, targetTable, rules, dryRun)
+    SetRedirectCommand(ref, mode, location, targetTable, rules, dryRun, targetLocation)
 }

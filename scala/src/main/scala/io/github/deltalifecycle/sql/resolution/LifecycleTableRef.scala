@@ -15,30 +15,28 @@ import org.apache.spark.sql.catalyst.analysis.{
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
+import io.github.deltalifecycle.sql.RoutingCatalog
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
- * A table a statement works on, resolved to the location of its Delta log. `catalogTable` is its
- * entry in the session catalog; `connectorTable` the entry a catalog other than the session's
- * returned with it (Unity Catalog's connector returns one), which delta-spark needs to commit to a
- * catalog-managed table through that catalog ([[TableAccess]]).
+ * A table a statement works on, resolved to the location of its Delta log. `catalog` is the catalog
+ * it was named in (None for ``delta.`<path>` ``), and `catalogTable` its entry there when the
+ * catalog has one.
  */
 case class LifecycleTableRef(
     path: Path,
     displayName: String,
     catalogTable: Option[CatalogTable],
-    connectorTable: Option[CatalogTable] = None
+    catalog: Option[String] = None
 ) {
   def hadoopConf(spark: SparkSession): Configuration = SparkInternals.newHadoopConf(spark)
-
-  /** The table's entry in whichever catalog resolved it. */
-  def catalogEntry: Option[CatalogTable] = catalogTable.orElse(connectorTable)
 }
 
 /**
  * Resolves a statement's table name the way Delta users expect: ``delta.`/path` `` is a path;
  * anything else is a catalog name (with or without catalog and namespace). It reads only catalog
- * metadata, never the Delta log, so it works on tables delta-spark cannot open.
+ * metadata, never the Delta log, so it works on tables delta-spark cannot open, and it names the
+ * table registered under the name, not where a redirect of it goes.
  */
 object LifecycleTableRef {
   private val SessionCatalogName = "spark_catalog"
@@ -46,7 +44,7 @@ object LifecycleTableRef {
   def resolve(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = nameParts match {
     case Seq(_, location) if isPathName(nameParts) =>
       val path = Locations.parse(location)(LifecycleErrors.invalidTablePath(location, _))
-      LifecycleTableRef(path, s"delta.`$location`", None)
+      LifecycleTableRef(path, TableName.ofPath(location), None)
     case _ => resolveInCatalog(spark, nameParts)
   }
 
@@ -85,7 +83,7 @@ object LifecycleTableRef {
       val provider = table.provider.getOrElse("")
       if (!provider.equalsIgnoreCase("delta"))
         throw LifecycleErrors.notDeltaProvider(displayName, provider)
-      LifecycleTableRef(new Path(table.location), displayName, Some(table))
+      LifecycleTableRef(new Path(table.location), displayName, Some(table), Some(catalogName))
     } else {
       val catalog = SparkInternals.catalog(spark, catalogName) match {
         case t: TableCatalog => t
@@ -93,9 +91,20 @@ object LifecycleTableRef {
       }
       val namespace =
         if (rest.size > 1) rest.init.toArray else SparkInternals.currentNamespace(spark)
+      val ident = Identifier.of(namespace, rest.last)
       val table =
-        try catalog.loadTable(Identifier.of(namespace, rest.last))
+        try catalog match {
+            case r: RoutingCatalog => r.loadUnrouted(ident)
+            case other => other.loadTable(ident)
+          }
         catch notFound(displayName)
+      table match {
+        // Its properties would open the log, which delta-spark may refuse (a redirect feature).
+        case d: DeltaTableV2 =>
+          val location = d.catalogTable.map(t => new Path(t.location)).getOrElse(d.path)
+          return LifecycleTableRef(location, displayName, d.catalogTable, Some(catalog.name()))
+        case _ =>
+      }
       val props = table.properties().asScala
       val provider = props.getOrElse(TableCatalog.PROP_PROVIDER, "")
       if (!provider.equalsIgnoreCase("delta"))
@@ -104,11 +113,7 @@ object LifecycleTableRef {
         TableCatalog.PROP_LOCATION,
         throw LifecycleErrors.tableNotFound(displayName)
       )
-      val connectorTable = table match {
-        case d: DeltaTableV2 => d.catalogTable
-        case _ => None
-      }
-      LifecycleTableRef(new Path(location), displayName, None, connectorTable)
+      LifecycleTableRef(new Path(location), displayName, None, Some(catalog.name()))
     }
   }
 }

@@ -16,6 +16,6 @@ object TableAccess {
 
   def log(spark: SparkSession, table: LifecycleTableRef): TableLog = {
     val log = TableLog.forPath(table.hadoopConf(spark), table.path)
-    table.catalogEntry.flatMap(ManagingCatalogs.of(spark, _, log)).fold(log)(log.throughCatalog)
+    table.catalogTable.flatMap(ManagingCatalogs.of(spark, _, log)).fold(log)(log.throughCatalog)
   }
 }

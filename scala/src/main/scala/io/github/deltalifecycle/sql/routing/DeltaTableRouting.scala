@@ -1,15 +1,19 @@
 package io.github.deltalifecycle.sql.routing
 
+import scala.annotation.nowarn
 import scala.util.Try
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, TableName}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors, TableName}
 import io.github.deltalifecycle.features.redirect.Access
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Literal}
 import org.apache.spark.sql.delta.DeltaLog
 import org.apache.spark.sql.delta.sources.DeltaSourceUtils
 import org.apache.spark.sql.deltalifecycle.SparkInternals
+import org.apache.spark.sql.types.StringType
 
 /**
  * What delta-spark's `DeltaTable.forPath` and `DeltaTable.forName` should be given so that the
@@ -49,6 +53,39 @@ object DeltaTableRouting {
     routed.getOrElse(name)
   }
 
+  /**
+   * The same two answers as SQL functions, for clients without a JVM of their own (the Python
+   * package over Spark Connect asks `SELECT delta_lifecycle_routed_path('<path>')` before it builds
+   * a `DeltaTable`): `delta_lifecycle_routed_path(path)` and `delta_lifecycle_routed_name(name)`.
+   * Each is answered when the query is analyzed, on the driver, so its argument must be a constant.
+   */
+  val functions: Seq[(FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression)] = Seq(
+    function("delta_lifecycle_routed_path", "path", pathFor),
+    function("delta_lifecycle_routed_name", "name", nameFor)
+  )
+
+  @nowarn("cat=deprecation") // the short ExpressionInfo, without the built-in functions' checks
+  private def function(
+      name: String,
+      argument: String,
+      answer: (SparkSession, String) => String
+  ): (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) = {
+    val info = new ExpressionInfo(
+      getClass.getName,
+      null,
+      name,
+      s"$name($argument) - Where delta-spark's DeltaTable should find the table at that " +
+        s"$argument, following a redirect (the $argument itself when it is not redirected).",
+      ""
+    )
+    val builder: Seq[Expression] => Expression = {
+      case Seq(e) if e.foldable && e.dataType == StringType && e.eval() != null =>
+        Literal(answer(SparkSession.active, e.eval().toString))
+      case _ => throw LifecycleErrors.routingFunctionArgument(name, argument)
+    }
+    (FunctionIdentifier(name), info, builder)
+  }
+
   private def isTempView(spark: SparkSession, parts: Seq[String]): Boolean =
     SparkInternals.sessionCatalog(spark).isTempView(parts)
 
@@ -58,20 +95,18 @@ object DeltaTableRouting {
    * writes delta-spark then refuses for the redirect feature it does not know.
    */
   private def destination(spark: SparkSession, path: Path, what: String): Option[Path] =
-    try SessionRouting.destinationPath(
-        SessionRouting.routeOpened(
-          spark,
-          DeltaLog.forTable(spark, path), {
-            val snapshot = DeltaLog.forTable(spark, path).unsafeVolatileSnapshot
-            (snapshot.version, snapshot.protocol, snapshot.metadata)
-          },
-          timeTravel = false,
-          path,
-          Access.Read,
-          what
-        )
-      )
-    catch {
+    try {
+      lazy val log = DeltaLog.forTable(spark, path)
+      SessionRouting.destinationPath(SessionRouting.routeOpened(
+        spark,
+        log,
+        SessionRouting.facts(log.unsafeVolatileSnapshot),
+        timeTravel = false,
+        path,
+        Access.Read,
+        what
+      ))
+    } catch {
       // Not a Delta table: delta-spark's own error says so, as without this project.
       case e: DeltaLifecycleException if e.condition == NotADeltaTable => None
     }

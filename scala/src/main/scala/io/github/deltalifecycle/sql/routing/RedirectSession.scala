@@ -18,7 +18,8 @@ object RedirectSession {
     appName = appName(spark),
     allowedPrefixes = allowedPrefixes(spark),
     allowedPrefixesSetting = AdministratorSettings.AllowedLocationPrefixes,
-    catalogTableLocation = name => catalogLocation(spark, name)
+    catalogTableLocation = name => catalogLocation(spark, name),
+    unityCatalog = UnityCatalogs.access(spark)
   )
 
   /**

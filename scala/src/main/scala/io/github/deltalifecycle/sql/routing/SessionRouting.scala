@@ -4,18 +4,20 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, TableLog}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, TableLog, TableName}
 import io.github.deltalifecycle.features.redirect.{
   Access,
   RedirectConfig,
+  RedirectInfo,
   RedirectLookup,
   RedirectRouting,
   Route
 }
+import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.DeltaLog
+import org.apache.spark.sql.delta.{DeltaLog, Snapshot}
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.sources.DeltaSQLConf
@@ -34,12 +36,27 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
 object SessionRouting extends Logging {
 
   def route(spark: SparkSession, path: Path, access: Access, what: String): Route =
-    try RedirectRouting.route(RedirectSession.context(spark), path, access, what)
+    underPolicy[Route](path, Route.Direct) {
+      RedirectRouting.route(RedirectSession.context(spark), path, access, what)
+    }
+
+  /**
+   * The redirect facts of the table at `path` as they are now (no per-query cache), under the same
+   * policy: None where there is no Delta table, or none this project's core can read.
+   */
+  def read(spark: SparkSession, path: Path): Option[RedirectInfo] =
+    underPolicy(path, Option.empty[RedirectInfo]) {
+      RedirectLookup.read(SparkInternals.newHadoopConf(spark), path)
+    }
+
+  /** The error policy above: typed errors are the answer, any other failure leaves `fallback`. */
+  private def underPolicy[T](path: Path, fallback: T)(body: => T): T =
+    try body
     catch {
       case e: DeltaLifecycleException => throw e
       case NonFatal(e) =>
         warnOnce(path, e)
-        Route.Direct
+        fallback
     }
 
   /**
@@ -61,10 +78,8 @@ object SessionRouting extends Logging {
   ): Route =
     routeOpened(
       spark,
-      table.deltaLog, {
-        val snapshot = table.initialSnapshot
-        (snapshot.version, snapshot.protocol, snapshot.metadata)
-      },
+      table.deltaLog,
+      facts(table.initialSnapshot),
       table.timeTravelOpt.isDefined,
       path,
       access,
@@ -86,6 +101,35 @@ object SessionRouting extends Logging {
   ): Route =
     if (openedWithoutRedirect(spark, deltaLog, opened, timeTravel, path)) Route.Direct
     else route(spark, path, access, what)
+
+  /**
+   * The fast path alone, for callers that hold delta-spark's view of the latest version of the
+   * table at `path` (a stream's source or sink): whether that view shows the table is not
+   * redirected, so that no request of this project's own is needed.
+   */
+  def openedNotRedirected(
+      spark: SparkSession,
+      deltaLog: => DeltaLog,
+      snapshot: => Snapshot,
+      path: Path
+  ): Boolean = openedWithoutRedirect(spark, deltaLog, facts(snapshot), timeTravel = false, path)
+
+  /** What routing reads of a snapshot delta-spark loaded. */
+  def facts(snapshot: Snapshot): (Long, Protocol, Metadata) =
+    (snapshot.version, snapshot.protocol, snapshot.metadata)
+
+  /**
+   * The table `route` sends an access to, when it is not the table itself: a location, or a catalog
+   * table as its catalog registers it.
+   */
+  def destinationTable(spark: SparkSession, route: Route): Option[LifecycleTableRef] =
+    route match {
+      case Route.Direct => None
+      case Route.Destination(dest) =>
+        Some(LifecycleTableRef(dest, TableName.ofPath(dest.toString), None))
+      case Route.DestinationTable(name, _) =>
+        Some(LifecycleTableRef.resolve(spark, TableName.parts(name)))
+    }
 
   private def openedWithoutRedirect(
       spark: SparkSession,

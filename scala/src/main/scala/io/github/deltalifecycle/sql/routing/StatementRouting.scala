@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.sql.routing
 
-import io.github.deltalifecycle.core.{LifecycleErrors, TableName}
-import io.github.deltalifecycle.features.redirect.{Access, RedirectMode, Route}
+import io.github.deltalifecycle.core.LifecycleErrors
+import io.github.deltalifecycle.features.redirect.{Access, RedirectMode}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.DeltaUnsupportedTableFeatureException
@@ -16,12 +16,10 @@ import org.apache.spark.sql.delta.DeltaUnsupportedTableFeatureException
 object StatementRouting {
 
   def routed(spark: SparkSession, table: LifecycleTableRef, access: Access): LifecycleTableRef =
-    SessionRouting.route(spark, table.path, access, table.displayName) match {
-      case Route.Direct => table
-      case Route.Destination(dest) => LifecycleTableRef(dest, s"delta.`$dest`", None)
-      case Route.DestinationTable(name, _) =>
-        LifecycleTableRef.resolve(spark, TableName.parts(name))
-    }
+    SessionRouting.destinationTable(
+      spark,
+      SessionRouting.route(spark, table.path, access, table.displayName)
+    ).getOrElse(table)
 
   /**
    * Runs `body`, a statement that has delta-spark change `table`, turning delta-spark's refusal of

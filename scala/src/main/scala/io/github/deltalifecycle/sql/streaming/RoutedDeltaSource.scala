@@ -4,11 +4,11 @@ import scala.collection.mutable
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.features.redirect.{
-  RedirectConfig,
   RedirectCycle,
   RedirectLookup,
   VersionCorrespondence
 }
+import io.github.deltalifecycle.sql.routing.SessionRouting
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -174,11 +174,12 @@ final class RoutedDeltaSource(
       deltaOptions + ("path" -> location.toString)
     ).asInstanceOf[DeltaSource]
 
-  private def noRedirectInDeltasView: Boolean =
-    try {
-      val snapshot = delegate.deltaLog.unsafeVolatileSnapshot
-      RedirectConfig.absent(snapshot.protocol, snapshot.metadata)
-    } catch { case NonFatal(_) => false }
+  private def noRedirectInDeltasView: Boolean = SessionRouting.openedNotRedirected(
+    spark,
+    delegate.deltaLog,
+    delegate.deltaLog.unsafeVolatileSnapshot,
+    reading
+  )
 
   /** The location whose versions `offset` counts (an offset without one: the source's). */
   private def locationOf(offset: OffsetV2): Path =

@@ -1,48 +1,40 @@
 package io.github.deltalifecycle.sql.streaming
 
-import scala.util.control.NonFatal
+import scala.util.Try
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, TableName}
-import io.github.deltalifecycle.features.redirect.{
-  Access,
-  RedirectConfig,
-  RedirectLookup,
-  RedirectRouting,
-  RedirectState,
-  Route
-}
+import io.github.deltalifecycle.core.TableName
+import io.github.deltalifecycle.features.redirect.{Access, RedirectRouting, RedirectState, Route}
 import io.github.deltalifecycle.shims.StreamingShim
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.routing.{RedirectSession, SessionRouting}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.delta.DeltaLog
-import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
- * The table a streaming query names: by path, or by name in the session catalog (then `origin` is
- * the location the catalog registers, whatever location a routed table handed to the query).
+ * The table a streaming query names: by path, or by name in a catalog (then `origin` is the
+ * location the catalog registers, whatever location a routed table handed to the query).
  */
 final case class StreamedTable(origin: Path, name: String, catalogTable: Option[CatalogTable])
 
 object StreamedTable {
 
-  /** The table at `path`, or the catalog table `catalogTable` describes, as the catalog has it. */
+  /**
+   * The table at `path`, or the catalog table `catalogTable` describes, as its catalog registers it
+   * (any catalog: the entry a routed table carries names the destination's location).
+   */
   def apply(spark: SparkSession, path: String, catalogTable: Option[CatalogTable]): StreamedTable =
     catalogTable match {
       case Some(ct) =>
-        val registered =
-          try SparkInternals.sessionCatalog(spark).getTableMetadata(ct.identifier)
-          catch { case _: NoSuchTableException => ct }
-        StreamedTable(
-          new Path(registered.location),
-          TableName.sql(registered.identifier.nameParts),
-          Some(registered)
-        )
-      case None => StreamedTable(new Path(path), s"delta.`$path`", None)
+        val parts = ct.identifier.nameParts
+        Try(LifecycleTableRef.resolve(spark, parts)).toOption match {
+          case Some(ref) =>
+            StreamedTable(ref.path, ref.displayName, ref.catalogTable.orElse(Some(ct)))
+          case None => StreamedTable(new Path(ct.location), TableName.sql(parts), Some(ct))
+        }
+      case None => StreamedTable(new Path(path), TableName.ofPath(path), None)
     }
 }
 
@@ -121,30 +113,18 @@ object StreamRouting {
     readRedirect(spark, table.origin).map(_.state).getOrElse(RedirectState.Normal)
 
   private def targetOf(spark: SparkSession, table: StreamedTable, route: Route): StreamTarget =
-    route match {
-      case Route.Direct => StreamTarget(table.origin, table.catalogTable)
-      case Route.Destination(dest) => StreamTarget(dest, None)
-      case Route.DestinationTable(name, dest) =>
-        StreamTarget(dest, LifecycleTableRef.resolve(spark, TableName.parts(name)).catalogTable)
-    }
+    SessionRouting.destinationTable(spark, route)
+      .map(dest => StreamTarget(dest.path, dest.catalogTable))
+      .getOrElse(StreamTarget(table.origin, table.catalogTable))
+
+  private def readRedirect(spark: SparkSession, path: Path) = SessionRouting.read(spark, path)
 
   /**
-   * This project's typed errors answer; a log this project's core cannot read is delta-spark's to
-   * judge, as in [[SessionRouting]].
+   * delta-spark's latest version of the table, read as its sink reads it before each batch, shows
+   * no redirect (the fast path every entry point shares).
    */
-  private def readRedirect(spark: SparkSession, path: Path) =
-    try RedirectLookup.read(SparkInternals.newHadoopConf(spark), path)
-    catch {
-      case e: DeltaLifecycleException => throw e
-      case NonFatal(_) => None
-    }
-
-  private def notRedirected(spark: SparkSession, path: Path): Boolean =
-    try {
-      val hadoopConf = SparkInternals.newHadoopConf(spark)
-      !RedirectLookup.rememberedRedirected(hadoopConf, path) && {
-        val snapshot = DeltaLog.forTable(spark, path).update()
-        RedirectConfig.absent(snapshot.protocol, snapshot.metadata)
-      }
-    } catch { case NonFatal(_) => false }
+  private def notRedirected(spark: SparkSession, path: Path): Boolean = {
+    lazy val log = DeltaLog.forTable(spark, path)
+    SessionRouting.openedNotRedirected(spark, log, log.update(), path)
+  }
 }

@@ -1,6 +1,7 @@
 package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.core.DeltaLifecycleException
+import org.apache.spark.sql.delta.util.JsonUtils
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The redirect property's value, in the RFC's spelling and delta-spark's preview spelling. */
@@ -39,6 +40,26 @@ class RedirectConfigSuite extends AnyFunSuite {
     assert(parse(
       """{"Type":"Session Catalog","State":"READY","Spec":{"Table":"db.t","Location":"/w/t"}}"""
     ).spec === RedirectSpec.Table("db.t", Some("/w/t")))
+  }
+
+  test("the RFC's Unity Catalog type: its Table's ids, as an object or a JSON string") {
+    val uc = RedirectSpec.UnityCatalogTable(Some("fba8"), Some("c535"), None, None)
+    assert(parse(
+      """{"Type":"Unity Catalog","State":"READY",
+        |"Spec":{"Table":{"MetastoreId":"c535","TableId":"fba8"}}}""".stripMargin
+    ).spec === uc)
+    // The RFC's own example: Spec and Table as JSON strings, the type in capitals.
+    val table = JsonUtils.toJson(Map("MetastoreId" -> "c535", "TableId" -> "fba8"))
+    val spec = JsonUtils.toJson(Map("Table" -> table))
+    assert(parse(
+      JsonUtils.toJson(Map("Type" -> "UNITY CATALOG", "State" -> "READY", "Spec" -> spec))
+    ).spec === uc)
+    // While it is being enabled the table has no id yet: this project records its name.
+    assert(parse(
+      """{"Type":"Unity Catalog","State":"ENABLE-REDIRECT-IN-PROGRESS",
+        |"Spec":{"Name":"lake.s.t","Location":"/w/t"}}""".stripMargin
+    ).spec === RedirectSpec.UnityCatalogTable(None, None, Some("lake.s.t"), Some("/w/t")))
+    refused("""{"Type":"Unity Catalog","State":"READY","Spec":{}}""", "Spec.Table.TableId")
   }
 
   test("a Spec given as a JSON string holding an object, as the RFC's examples show it") {
@@ -88,7 +109,14 @@ class RedirectConfigSuite extends AnyFunSuite {
         RedirectState.EnableInProgress,
         RedirectSpec.Table("`my.db`.t", Some("file:/w/t")),
         Nil
-      ).storedAs(RedirectMode.WriterOnly)
+      ).storedAs(RedirectMode.WriterOnly),
+      RedirectConfig(
+        RedirectMode.ReaderWriter,
+        RedirectConfig.UnityCatalogType,
+        RedirectState.Ready,
+        RedirectSpec.UnityCatalogTable(Some("id"), Some("m"), Some("lake.s.t"), Some("file:/t")),
+        Nil
+      )
     )
     for (c <- values) assert(RedirectConfig.parse(c.mode, c.toJson, "round trip") === c)
   }
