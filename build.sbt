@@ -75,6 +75,51 @@ def shimDirs(base: File): Seq[File] = {
 
 lazy val antlrGenerate = taskKey[Seq[File]]("Generates the statement parser from the ANTLR grammar")
 
+/**
+ * How many test JVMs run the suites at once (DELTA_LIFECYCLE_TEST_JVMS, default 2). A suite's Spark
+ * jobs are small and its driver waits on them, so one JVM leaves much of two cores idle.
+ */
+val testJvms: Int = sys.env.get("DELTA_LIFECYCLE_TEST_JVMS").filter(_.nonEmpty).map(_.toInt)
+  .getOrElse(2)
+
+/**
+ * The suites' relative run times (the slowest of bench/results/ci-slowest-tests.csv's runs); any
+ * other suite counts 1. The suites are dealt to the test JVMs longest first, each to the JVM with
+ * the least work so far, so that the JVMs finish together.
+ */
+val suiteWeights: Map[String, Int] = Map(
+  "ConformanceSuite" -> 350,
+  "DropFeatureSuite" -> 240,
+  "CompactLogSuite" -> 95,
+  "CleanLogSuite" -> 95,
+  "SessionRoutingSuite" -> 90,
+  "LogMaintenancePolicySuite" -> 75,
+  "CompatibilityStatementsSuite" -> 65,
+  "RedirectSuite" -> 65,
+  "StreamingRedirectSuite" -> 55,
+  "StatementRoutingSuite" -> 22,
+  "RedirectLookupSuite" -> 20,
+  "UnsetRedirectReplaySuite" -> 20,
+  "BulkDeleteSuite" -> 18,
+  "CompactionReadSuite" -> 15,
+  "DescribeProtocolHistorySuite" -> 12,
+  "CoordinatedTableSuite" -> 11
+)
+
+def testJvmGroups(tests: Seq[TestDefinition], options: ForkOptions): Seq[Tests.Group] = {
+  def weight(t: TestDefinition) = suiteWeights.getOrElse(t.name.split('.').last, 1)
+  val jvms = Array.fill(testJvms)(Vector.empty[TestDefinition])
+  tests.sortBy(t => (-weight(t), t.name)).foreach { t =>
+    val least = jvms.indices.minBy(i => jvms(i).map(weight).sum)
+    jvms(least) = jvms(least) :+ t
+  }
+  jvms.toSeq.zipWithIndex.filter(_._1.nonEmpty).map { case (suites, i) =>
+    Tests.Group(s"test-jvm-${i + 1}", suites, Tests.SubProcess(options))
+  }
+}
+
+Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, testJvms)
+
 lazy val root = (project in file("."))
   .aggregate(lifecycle)
   .settings(publish / skip := true, publishM2 / skip := true)
@@ -141,14 +186,22 @@ lazy val lifecycle = (project in file("scala"))
       cached(grammars.toSet).toSeq
     },
     Compile / sourceGenerators += antlrGenerate.taskValue,
-    Test / fork := true,
     // The test JVM is the one place fault injection works (FaultInjection.TestingProperty).
     Test / javaOptions ++= sparkJavaOptions :+ "-DdeltaLifecycle.testing=true",
     Test / run / fork := true,
     Test / run / javaOptions ++= sparkJavaOptions,
     Test / run / baseDirectory := (ThisBuild / baseDirectory).value,
     Test / baseDirectory := (ThisBuild / baseDirectory).value,
-    Test / parallelExecution := false,
+    // Groups of suites in test JVMs of their own, testJvms at a time; each JVM runs its suites one
+    // after another.
+    Test / parallelExecution := true,
+    Test / testGrouping := testJvmGroups(
+      (Test / definedTests).value,
+      ForkOptions()
+        .withRunJVMOptions((Test / javaOptions).value.toVector)
+        .withWorkingDirectory((ThisBuild / baseDirectory).value)
+        .withEnvVars((Test / envVars).value)
+    ),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
     pomIncludeRepository := (_ => false)
   )

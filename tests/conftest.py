@@ -29,6 +29,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 from delta_lifecycle import configure_spark  # noqa: E402
 from metastore import hive_metastore_conf  # noqa: E402
 from spark_errors import condition_of  # noqa: E402,F401  (re-exported to the tests)
+from stock_session import stock_session  # noqa: E402
 from deltalake import DeltaTable  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -180,35 +181,6 @@ def copy_testdata(name: str, destination: Path) -> Path:
     return target
 
 
-#: The start of every stock-reader script: a local session with delta-spark only (no
-#: delta-lifecycle) as ``spark``, built from the JSON Spark settings in the last argument,
-#: and ``emit(result)``, which prints the script's result for :func:`run_stock_script`.
-STOCK_SESSION_PREAMBLE = textwrap.dedent(
-    """
-    import json, sys
-    from delta import configure_spark_with_delta_pip
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder.master("local[1]")
-    settings = json.loads(sys.argv[-1])
-    # delta-spark's helper sets spark.jars.packages itself; other packages are its extras.
-    extra_packages = [p for p in settings.pop("spark.jars.packages", "").split(",") if p]
-    for k, v in settings.items():
-        builder = builder.config(k, v)
-    builder = (
-        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    )
-    spark = configure_spark_with_delta_pip(builder, extra_packages=extra_packages).getOrCreate()
-
-    def emit(result):
-        result["extensions"] = spark.conf.get("spark.sql.extensions")
-        print("RESULT " + json.dumps(result))
-    """
-)
-
-
 def run_for_result(argv: Sequence[str]) -> Dict[str, Any]:
     """Run ``python *argv`` in a subprocess and return the JSON object it printed on its
     last ``RESULT `` line; fail with its output if it exits non-zero or prints none."""
@@ -225,14 +197,12 @@ def run_for_result(argv: Sequence[str]) -> Dict[str, Any]:
 def run_stock_script(
     body: str, args: Sequence[str], workdir: Path, conf: Optional[Dict[str, str]] = None
 ) -> Dict[str, Any]:
-    """Run ``body`` after :data:`STOCK_SESSION_PREAMBLE` in a subprocess with ``args`` (then
-    :data:`SESSION_CONF` and ``conf``), check that its session did not load this extension,
-    and return what it emitted."""
-    script = workdir / "stock_reader.py"
-    script.write_text(STOCK_SESSION_PREAMBLE + textwrap.dedent(body))
-    result = run_for_result([str(script), *args, json.dumps({**SESSION_CONF, **(conf or {})})])
-    assert "DeltaLifecycle" not in result["extensions"]
-    return result
+    """Run the script ``body`` with ``args`` in a stock delta-spark session (no extension; the
+    process's own, tests/stock_session.py) with :data:`SESSION_CONF` and ``conf``, and return
+    what it emitted. The script has ``spark`` and ``emit(result)``, and its settings as JSON in
+    ``sys.argv[-1]``. ``workdir`` is kept for the callers' sake: nothing is written there."""
+    del workdir
+    return stock_session({**SESSION_CONF, **(conf or {})}).run(body, args)
 
 
 #: A stock-reader script body: the sorted ``id`` column of each ``name -> (path, version

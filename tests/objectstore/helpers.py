@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from deltalake import DeltaTable
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF, STOCK_READ_IDS_BODY, run_for_result
+from conftest import SESSION_CONF, STOCK_READ_IDS_BODY
+from stock_session import stock_session
 from delta_lifecycle import hadoop_aws_package
 from objectstore.server import ObjectStore
 
@@ -76,50 +76,15 @@ def mirror_log(store: ObjectStore, uri: str, destination: Path) -> Path:
     return destination
 
 
-#: The start of every stock-reader script on S3: a local session with delta-spark and
-#: hadoop-aws but not this extension, as ``spark``, built from the JSON Spark settings in
-#: the last argument; ``emit(result)`` prints the result for :func:`run_stock_script`.
-STOCK_S3_PREAMBLE = textwrap.dedent(
-    """
-    import json, sys
-    from delta import configure_spark_with_delta_pip
-    from pyspark.sql import SparkSession
-
-    settings = json.loads(sys.argv[-1])
-    packages = settings.pop("extra_packages")
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in settings.items():
-        builder = builder.config(k, v)
-    builder = (
-        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    )
-    spark = configure_spark_with_delta_pip(builder, extra_packages=packages).getOrCreate()
-
-    def emit(result):
-        result["extensions"] = spark.conf.get("spark.sql.extensions")
-        result["jars"] = spark.conf.get("spark.jars", "")
-        print("RESULT " + json.dumps(result))
-    """
-)
-
-
 def run_stock_script(
     store: ObjectStore, body: str, args: Sequence[str], workdir: Path
 ) -> Dict[str, Any]:
-    """Run ``body`` after :data:`STOCK_S3_PREAMBLE` in a subprocess, check that its session
-    did not load this extension, and return what it emitted."""
-    script = workdir / "stock_s3_reader.py"
-    script.write_text(STOCK_S3_PREAMBLE + textwrap.dedent(body))
-    settings: Dict[str, Any] = {
-        **s3_session_conf(store),
-        "extra_packages": [hadoop_aws_package()],
-    }
-    result = run_for_result([str(script), *args, json.dumps(settings)])
-    assert "DeltaLifecycle" not in result["extensions"]
-    assert "delta-lifecycle" not in result["jars"]
-    return result
+    """Run the script ``body`` with ``args`` in a stock delta-spark session with hadoop-aws and
+    the S3A settings of ``store`` (no extension: tests/stock_session.py), and return what it
+    emitted."""
+    del workdir
+    settings = {**s3_session_conf(store), "spark.jars.packages": hadoop_aws_package()}
+    return stock_session(settings).run(body, args)
 
 
 StockRead = Union[List[int], str]

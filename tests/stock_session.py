@@ -1,0 +1,169 @@
+"""Stock delta-spark sessions (no delta-lifecycle) in subprocesses that the test process keeps.
+
+A stock session is the reference reader of the suites: a session without this extension, in a
+JVM without its jar. Starting one costs a JVM, delta-spark's package resolution and a cold Delta,
+tens of CPU seconds, so each test process keeps one per set of settings and runs every stock
+script of its tests in it, one after another. Each script runs as a fresh one would: with its own
+``sys.argv`` (the script's arguments, then the settings as JSON, as a script started on its own
+gets them) and namespace, ``spark`` and ``emit``, and after delta-spark's cache of table logs is
+cleared, so it reads every table from its files as a newly started stock session does.
+
+A script reports with ``emit(result)``; a script that raises fails the caller's test with its
+traceback; a session whose process died is started again for the next script.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+#: What the subprocess runs: the session from the settings in its last argument (the
+#: ``spark.jars.packages`` among them go to delta-spark's helper as its extra packages), then one
+#: request per stdin line: ``{"body": ..., "argv": [...]}``, answered on stdout by the
+#: ``RESULT <json>`` lines the body emits and one ``END ok`` or ``END error`` line.
+SERVER = textwrap.dedent(
+    """
+    import json, sys, traceback
+    from delta import configure_spark_with_delta_pip
+    from pyspark.sql import SparkSession
+
+    settings_json = sys.argv[-1]
+    settings = json.loads(settings_json)
+    extra_packages = [p for p in settings.pop("spark.jars.packages", "").split(",") if p]
+    builder = SparkSession.builder.master("local[1]")
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    builder = (
+        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+    )
+    spark = configure_spark_with_delta_pip(builder, extra_packages=extra_packages).getOrCreate()
+    delta_logs = spark.sparkContext._jvm.org.apache.spark.sql.delta.DeltaLog
+
+    def emit(result):
+        result["extensions"] = spark.conf.get("spark.sql.extensions")
+        result["jars"] = spark.conf.get("spark.jars", "")
+        print("RESULT " + json.dumps(result), flush=True)
+
+    print("READY", flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        sys.argv = ["stock_script.py", *request["argv"], settings_json]
+        delta_logs.clearCache()
+        namespace = {"__name__": "__main__", "spark": spark, "emit": emit, "json": json,
+                     "sys": sys}
+        try:
+            exec(compile(request["body"], "stock_script.py", "exec"), namespace)
+            print("END ok", flush=True)
+        except BaseException:
+            traceback.print_exc()
+            sys.stderr.flush()
+            print("END error", flush=True)
+    """
+)
+
+#: A session start (JVM, package resolution) and a script may take this long on a busy 2-core
+#: machine; beyond it the session is taken for hung.
+TIMEOUT_SECONDS = 900
+
+
+class StockSession:
+    """One stock session in a subprocess, started on first use."""
+
+    def __init__(self, settings: Dict[str, str]):
+        self.settings = settings
+        self.process: Optional[subprocess.Popen[str]] = None
+        self.stderr = tempfile.NamedTemporaryFile(
+            "w+", prefix="stock-session-", suffix=".log", delete=False
+        )
+
+    def _start(self) -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            [sys.executable, "-u", "-c", SERVER, json.dumps(self.settings)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
+            bufsize=1,
+        )
+        self.process = process
+        self._read_until(("READY",), "starting")
+        return process
+
+    def _stderr_tail(self) -> str:
+        self.stderr.flush()
+        with open(self.stderr.name, errors="replace") as f:
+            return f.read()[-6000:]
+
+    def _read_until(self, ends: Sequence[str], what: str) -> List[str]:
+        """The stdout lines up to (and with) the first that starts with one of ``ends``."""
+        assert self.process is not None and self.process.stdout is not None
+        lines: List[str] = []
+        deadline = time.monotonic() + TIMEOUT_SECONDS
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(timeout=left):
+                    self.close()
+                    raise AssertionError(
+                        f"the stock session hung while {what}:\n{self._stderr_tail()}"
+                    )
+                line = self.process.stdout.readline()
+                if not line:
+                    code = self.process.wait()
+                    self.process = None
+                    raise AssertionError(
+                        f"the stock session exited ({code}) while {what}:\n{self._stderr_tail()}"
+                    )
+                lines.append(line.rstrip("\n"))
+                if line.startswith(tuple(ends)):
+                    return lines
+
+    def run(self, body: str, args: Sequence[str]) -> Dict[str, Any]:
+        """Run ``body`` with ``args`` and return the last result it emitted."""
+        process = self.process if self.process and self.process.poll() is None else self._start()
+        assert process.stdin is not None
+        offset = os.path.getsize(self.stderr.name)
+        process.stdin.write(json.dumps({"body": textwrap.dedent(body), "argv": list(args)}) + "\n")
+        process.stdin.flush()
+        lines = self._read_until(("END ",), "running a script")
+        if lines[-1] != "END ok":
+            with open(self.stderr.name, errors="replace") as f:
+                f.seek(offset)
+                raise AssertionError(f"the stock script failed:\n{f.read()[-6000:]}")
+        results = [line for line in lines if line.startswith("RESULT ")]
+        assert results, f"the stock script emitted nothing: {lines[-20:]}"
+        result: Dict[str, Any] = json.loads(results[-1][len("RESULT "):])
+        assert "DeltaLifecycle" not in result["extensions"], result["extensions"]
+        assert "delta-lifecycle" not in result["jars"], result["jars"]
+        return result
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+_SESSIONS: Dict[str, StockSession] = {}
+
+
+def stock_session(settings: Dict[str, str]) -> StockSession:
+    """The process's stock session with ``settings`` (started on its first script)."""
+    key = json.dumps(settings, sort_keys=True)
+    if key not in _SESSIONS:
+        _SESSIONS[key] = StockSession(settings)
+    return _SESSIONS[key]
+
+
+@atexit.register
+def _close_all() -> None:
+    for session in _SESSIONS.values():
+        session.close()
