@@ -152,15 +152,21 @@ class StockSession:
         self.process = None
 
 
+#: The sessions a test process keeps, the most recently used last. Modules with settings of
+#: their own (a Unity Catalog catalog, an object store) each need one, and every kept session is
+#: a JVM, so only the last few stay.
 _SESSIONS: Dict[str, StockSession] = {}
+KEPT_SESSIONS = 2
 
 
 def stock_session(settings: Dict[str, str]) -> StockSession:
     """The process's stock session with ``settings`` (started on its first script)."""
     key = json.dumps(settings, sort_keys=True)
-    if key not in _SESSIONS:
-        _SESSIONS[key] = StockSession(settings)
-    return _SESSIONS[key]
+    session = _SESSIONS.pop(key, None) or StockSession(settings)
+    _SESSIONS[key] = session
+    while len(_SESSIONS) > KEPT_SESSIONS:
+        _SESSIONS.pop(next(iter(_SESSIONS))).close()
+    return session
 
 
 @atexit.register
