@@ -118,7 +118,12 @@ def testJvmGroups(tests: Seq[TestDefinition], options: ForkOptions): Seq[Tests.G
   }
 }
 
-Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, testJvms)
+// sbt's defaults, but for its limit of one forked test group at a time.
+Global / concurrentRestrictions := Seq(
+  Tags.limitAll(java.lang.Runtime.getRuntime.availableProcessors.max(testJvms)),
+  Tags.limit(Tags.ForkedTestGroup, testJvms),
+  Tags.exclusiveGroup(Tags.Clean)
+)
 
 lazy val root = (project in file("."))
   .aggregate(lifecycle)

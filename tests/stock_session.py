@@ -17,13 +17,14 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import selectors
+import queue
 import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import IO, Any, Dict, List, Optional, Sequence
 
 #: What the subprocess runs: the session from the settings in its last argument (the
 #: ``spark.jars.packages`` among them go to delta-spark's helper as its extra packages), then one
@@ -76,12 +77,20 @@ SERVER = textwrap.dedent(
 TIMEOUT_SECONDS = 900
 
 
+def _forward_lines(stream: IO[str], lines: "queue.Queue[Optional[str]]") -> None:
+    """Every line of ``stream`` into ``lines``, then None at its end."""
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
 class StockSession:
     """One stock session in a subprocess, started on first use."""
 
     def __init__(self, settings: Dict[str, str]):
         self.settings = settings
         self.process: Optional[subprocess.Popen[str]] = None
+        self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.stderr = tempfile.NamedTemporaryFile(
             "w+", prefix="stock-session-", suffix=".log", delete=False
         )
@@ -93,6 +102,12 @@ class StockSession:
             bufsize=1,
         )
         self.process = process
+        # A thread reads stdout into a queue, so that waiting has a deadline. (Waiting on the
+        # pipe's descriptor would miss lines that the reader's buffer already holds.)
+        self.lines = queue.Queue()  # a fresh one per process: the old one may hold its end
+        threading.Thread(
+            target=_forward_lines, args=(process.stdout, self.lines), daemon=True
+        ).start()
         self._read_until(("READY",), "starting")
         return process
 
@@ -103,28 +118,26 @@ class StockSession:
 
     def _read_until(self, ends: Sequence[str], what: str) -> List[str]:
         """The stdout lines up to (and with) the first that starts with one of ``ends``."""
-        assert self.process is not None and self.process.stdout is not None
+        assert self.process is not None
         lines: List[str] = []
         deadline = time.monotonic() + TIMEOUT_SECONDS
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.process.stdout, selectors.EVENT_READ)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0 or not selector.select(timeout=left):
-                    self.close()
-                    raise AssertionError(
-                        f"the stock session hung while {what}:\n{self._stderr_tail()}"
-                    )
-                line = self.process.stdout.readline()
-                if not line:
-                    code = self.process.wait()
-                    self.process = None
-                    raise AssertionError(
-                        f"the stock session exited ({code}) while {what}:\n{self._stderr_tail()}"
-                    )
-                lines.append(line.rstrip("\n"))
-                if line.startswith(tuple(ends)):
-                    return lines
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                self.close()
+                raise AssertionError(
+                    f"the stock session hung while {what}:\n{self._stderr_tail()}"
+                ) from None
+            if line is None:
+                code = self.process.wait()
+                self.process = None
+                raise AssertionError(
+                    f"the stock session exited ({code}) while {what}:\n{self._stderr_tail()}"
+                )
+            lines.append(line.rstrip("\n"))
+            if line.startswith(tuple(ends)):
+                return lines
 
     def run(self, body: str, args: Sequence[str]) -> Dict[str, Any]:
         """Run ``body`` with ``args`` and return the last result it emitted."""
