@@ -22,8 +22,9 @@
 #                   CI_SMOKE_LINES, the wheel of them installed into .venv-test (make test-venv),
 #                   the docs site, the Scala tests, then the Python tests (PYTEST_WORKERS in
 #                   parallel) against the installed wheel, with the smoke suite of the lines in
-#                   CI_SMOKE_LINES (3.5 by default), a Unity Catalog server, MinIO and a
-#                   standalone cluster slice; each step's time goes to target/ci-times/
+#                   CI_SMOKE_LINES (3.5 by default) and a Unity Catalog server; each step's
+#                   time goes to target/ci-times/ (the crash, cluster and object-store suites
+#                   run in their own targets)
 #   make test-all   make test, then everything CI leaves behind a switch: the full reliability
 #                   matrices, the whole differential corpus, the cluster and object-store suites,
 #                   every line's smoke and suites, the client matrix (bench/README.md, "CI time")
@@ -31,7 +32,9 @@
 #   make test-venv  .venv-test: the wheel in dist/ installed (not editable) with its extras
 #   make demo       install, then python/examples/demo.py
 #   make bench      install, run the benchmarks (bench/README.md), redraw their plots
-#   make reliability  install, then every reliability matrix at full size (docs/reliability.md)
+#   make crash-test  install, then the crash suites at one step of each kind
+#   make reliability  install, then every reliability matrix at full size, every crash step
+#                   included (docs/reliability.md)
 #   make compat-matrix  install, then check every runnable client against the capability file
 #                   (docs/compatibility.md)
 #   make compat-docs  re-render docs/compatibility.md's matrix from the capability file
@@ -72,7 +75,7 @@ WHEEL := dist/delta_lifecycle-$(PROJECT_VERSION)-py3-none-any.whl
 
 SBT := build/sbt
 
-.PHONY: jar jar-all-lines jars wheel wheel-of-bundle test-venv smoke-lines test-all-lines venv install typecheck fmt fmt-check \
+.PHONY: crash-test jar jar-all-lines jars wheel wheel-of-bundle test-venv smoke-lines test-all-lines venv install typecheck fmt fmt-check \
 	test test-all pytest demo bench reliability differential compat-matrix \
 	objectstore objectstore-test cluster-test clean-jar docs site docs-test compat-docs
 
@@ -276,8 +279,14 @@ bench: install
 # CI runs these at a size that fits its budget; this runs all of them (about an hour).
 reliability: install
 	DELTA_LIFECYCLE_FULL_MATRIX=1 $(SBT) "lifecycle/testOnly *ConformanceSuite"
-	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest -q -s tests/test_drop_feature_crashes.py \
-		tests/test_redirect_crashes.py tests/test_log_crashes.py tests/test_concurrent_writers.py tests/test_bad_input.py
+	DELTA_LIFECYCLE_FULL_MATRIX=1 DELTA_LIFECYCLE_CRASHES=1 $(VENV)/bin/pytest -q -s $(CRASH_TESTS) \
+		tests/test_concurrent_writers.py tests/test_bad_input.py
+
+# The crash suites at one step of each kind (make reliability runs every step): each crashes a
+# JVM mid-statement and re-runs it, which CI leaves out to keep within its time.
+CRASH_TESTS := tests/test_drop_feature_crashes.py tests/test_redirect_crashes.py tests/test_log_crashes.py
+crash-test: install
+	DELTA_LIFECYCLE_CRASHES=1 $(VENV)/bin/pytest -q $(PYTEST_PARALLEL) $(CRASH_TESTS)
 
 # The whole differential corpus on the primary line (CI runs the operations marked ci); on
 # another line: python tests/pytest_on_line.py 3.5 tests/differential.
@@ -285,7 +294,7 @@ differential: install
 	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest -q tests/differential
 
 # MinIO is built from its Go module on first use (4 to 10 minutes) and cached outside the
-# repository; tests/objectstore/server.py says where. CI runs only tests/objectstore/test_smoke.py.
+# repository; tests/objectstore/server.py says where. CI runs none of it.
 objectstore: venv
 	$(VENV_PY) tests/objectstore/server.py start
 
@@ -293,7 +302,7 @@ objectstore-test: install
 	DELTA_LIFECYCLE_OBJECTSTORE=1 $(VENV)/bin/pytest -q tests/objectstore
 
 # The full cluster suite: every statement, executor and worker kills, the 3.5 line's smoke on
-# the cluster (its jar too). CI runs only tests/cluster/test_cluster.py.
+# the cluster (its jar too). CI runs none of it.
 cluster-test: venv
 	$(MAKE) jars JAR_LINES='$(SPARK_LINE) 3.5'
 	DELTA_LIFECYCLE_CLUSTER=1 $(VENV)/bin/pytest -q -rA --durations=0 tests/cluster

@@ -21,6 +21,7 @@ from deltalake.exceptions import DeltaProtocolError
 from pyspark.sql import SparkSession
 
 from conftest import (
+    behind_switch,
     FULL_MATRIX,
     age_log,
     deletion_vector_table,
@@ -33,6 +34,8 @@ from conftest import (
 )
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import DropFeatureWaitError, FeatureNotPresentError
+
+pytestmark = behind_switch("DELTA_LIFECYCLE_CRASHES", "make crash-test")
 
 #: (step, TRUNCATE HISTORY?) in the order the drop reaches them.
 ALL_STEPS: List[Tuple[str, bool]] = [

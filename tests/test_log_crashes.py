@@ -22,6 +22,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from conftest import (
+    behind_switch,
     FULL_MATRIX,
     age_log,
     delta_rs_ids,
@@ -33,6 +34,8 @@ from conftest import (
 )
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
+
+pytestmark = behind_switch("DELTA_LIFECYCLE_CRASHES", "make crash-test")
 
 COMPACT = "ALTER TABLE delta.`{path}` COMPACT LOG FROM VERSION 6 TO VERSION 9"
 CLEAN = "ALTER TABLE delta.`{path}` CLEAN LOG RETAIN 24 HOURS"

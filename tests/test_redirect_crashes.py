@@ -19,6 +19,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from conftest import (
+    behind_switch,
     FULL_MATRIX,
     delta_rs_ids,
     ids,
@@ -27,6 +28,8 @@ from conftest import (
     write_crash_script,
 )
 from delta_lifecycle import LifecycleTable
+
+pytestmark = behind_switch("DELTA_LIFECYCLE_CRASHES", "make crash-test")
 
 
 #: (step, command) in the order the commands reach them. UNSET cases start READY, with one

@@ -23,7 +23,10 @@ from objectstore.helpers import (
     mirror_log,
     stock_read_ids,
 )
+from conftest import behind_switch
 from objectstore.server import ObjectStore
+
+pytestmark = behind_switch("DELTA_LIFECYCLE_OBJECTSTORE", "make objectstore-test")
 
 INSERTS = 7
 CHECKPOINT_INTERVAL = 5
