@@ -15,7 +15,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 import time
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import pytest
 
@@ -130,6 +130,36 @@ def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
+#: The extra packages on the classpath of this test process's JVM.
+_JVM_PACKAGES: Set[str] = set()
+
+
+def jvm_with_packages(packages: Sequence[str]) -> None:
+    """Make the next session's JVM one with ``packages`` on its classpath.
+
+    ``spark.jars.packages`` is resolved only when pyspark launches its JVM, which then serves
+    every later session of the process, so a module whose packages the JVM lacks (hadoop-aws,
+    Unity Catalog's connector) would miss them after another module's session. pyspark has no
+    public way to relaunch, so this closes the gateway the way pyspark's own launcher arranges
+    for (the JVM exits when its standard input closes) and forgets it; the next
+    ``getOrCreate`` launches a JVM with the packages. A JVM with an active context stays."""
+    global _JVM_PACKAGES
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is not None and set(packages) <= _JVM_PACKAGES:
+        return
+    if gateway is not None:
+        if SparkContext._active_spark_context is not None:
+            return
+        gateway.shutdown()
+        gateway.proc.stdin.close()
+        gateway.proc.wait(timeout=120)
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+    _JVM_PACKAGES = set(packages)
+
+
 def lifecycle_session(
     tmp_path_factory: pytest.TempPathFactory,
     start_conf: Optional[Dict[str, str]] = None,
@@ -140,6 +170,7 @@ def lifecycle_session(
     ``start_conf`` too (the administrator's settings), stopped when the generator closes. With
     ``hive``, tables by name live in Spark's own Hive metastore (tests/metastore.py);
     ``extra_packages`` go to ``configure_spark``."""
+    jvm_with_packages(extra_packages)
     conf = {**SESSION_CONF, "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("warehouse"))}
     if hive:
         conf.update(hive_metastore_conf(tmp_path_factory.mktemp("metastore")))

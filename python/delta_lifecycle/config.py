@@ -308,6 +308,8 @@ def _routed_catalogs(existing: Mapping[str, Any]) -> Dict[str, str]:
     """Every catalog of `ROUTED_CATALOG_CLASSES` in `existing`, wrapped in
     `ROUTING_CATALOG` (its own options stay where they are, for the wrapped catalog).
 
+    Examples
+    --------
     >>> settings = _routed_catalogs({
     ...     "spark.sql.catalog.lake": "io.unitycatalog.spark.UCSingleCatalog",
     ...     "spark.sql.catalog.lake.uri": "http://uc:8080"})

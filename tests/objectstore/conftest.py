@@ -27,6 +27,7 @@ pytest.register_assert_rewrite("objectstore.helpers")
 
 from pyspark.sql import SparkSession  # noqa: E402
 
+from conftest import jvm_with_packages  # noqa: E402
 from delta_lifecycle import configure_spark, hadoop_aws_package  # noqa: E402
 from objectstore.helpers import s3_session_conf  # noqa: E402
 from objectstore.server import (  # noqa: E402
@@ -133,33 +134,6 @@ def bucket(new_bucket: Callable[[str], str], request: pytest.FixtureRequest) -> 
     return new_bucket(request.module.__name__.rsplit(".", 1)[-1].replace("test_", ""))
 
 
-S3A_CLASS = "org.apache.hadoop.fs.s3a.S3AFileSystem"
-
-
-def _restart_jvm_without_s3a() -> None:
-    """Stop this process's Spark JVM if it was launched without hadoop-aws.
-
-    ``spark.jars.packages`` is resolved only when pyspark launches its JVM, which then
-    serves every later session of the process: after another test module's session, S3A
-    would be missing. pyspark has no public way to relaunch, so this closes the gateway
-    the way pyspark's own launcher arranges for (the JVM exits when its stdin closes) and
-    forgets it; the next ``getOrCreate`` launches a JVM with this suite's packages.
-    """
-    from pyspark import SparkContext
-
-    gateway = SparkContext._gateway
-    if gateway is None or SparkContext._active_spark_context is not None:
-        return
-    if gateway.jvm.org.apache.spark.util.Utils.classIsLoadable(S3A_CLASS):
-        return
-    log.warning("Relaunching the Spark JVM: it was started without hadoop-aws")
-    gateway.shutdown()
-    gateway.proc.stdin.close()
-    gateway.proc.wait(timeout=120)
-    SparkContext._gateway = None
-    SparkContext._jvm = None
-
-
 @pytest.fixture(scope="module")
 def start_conf() -> Dict[str, str]:
     """Settings a module's application starts with besides S3A's: the administrator's
@@ -173,7 +147,7 @@ def spark(
     object_store: ObjectStore, tmp_path_factory: pytest.TempPathFactory, start_conf: Dict[str, str]
 ) -> Iterator[SparkSession]:
     """A local[2] session with delta-spark, delta-lifecycle and S3A, for one test module."""
-    _restart_jvm_without_s3a()
+    jvm_with_packages([hadoop_aws_package()])
     warehouse = tmp_path_factory.mktemp("warehouse")
     builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-s3-tests")
     for key, value in {**s3_session_conf(object_store), **start_conf}.items():

@@ -8,6 +8,7 @@ import java.time.Duration
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
+import io.github.deltalifecycle.sql.RoutingCatalog
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
@@ -20,7 +21,11 @@ object UnityCatalogTables extends Logging {
   /** Unity Catalog's Spark connector, the class delta-spark also recognizes it by. */
   val ConnectorClass = "io.unitycatalog.spark.UCSingleCatalog"
 
-  def isConnector(catalog: CatalogPlugin): Boolean = catalog.getClass.getName == ConnectorClass
+  /** Whether `catalog` is Unity Catalog's connector, on its own or wrapped by this project. */
+  def isConnector(catalog: CatalogPlugin): Boolean = catalog match {
+    case routing: RoutingCatalog => isConnector(routing.delegate)
+    case other => other.getClass.getName == ConnectorClass
+  }
 
   /**
    * The features every managed table must keep: the required protocol of Unity Catalog's

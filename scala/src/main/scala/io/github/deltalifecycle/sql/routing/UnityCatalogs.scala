@@ -18,6 +18,7 @@ import io.github.deltalifecycle.features.redirect.{
   UnityCatalogTableInfo
 }
 import io.github.deltalifecycle.sql.RoutingCatalog
+import io.github.deltalifecycle.sql.catalogmanaged.UnityCatalogTables
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
@@ -126,7 +127,7 @@ object UnityCatalogRest {
  * both.
  */
 object UnityCatalogs {
-  val ConnectorClass = "io.unitycatalog.spark.UCSingleCatalog"
+  val ConnectorClass: String = UnityCatalogTables.ConnectorClass
 
   /** The server behind the session's catalog `catalog`, if that is a Unity Catalog catalog. */
   def server(spark: SparkSession, catalog: String): Option[UnityCatalogRest] = {
