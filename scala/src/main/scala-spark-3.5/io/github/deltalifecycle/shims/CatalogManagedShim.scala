@@ -12,6 +12,8 @@ import org.apache.spark.sql.catalyst.catalog.CatalogTable
  */
 object CatalogManagedShim {
 
+  def isUnityCatalogManaged(catalogTable: CatalogTable): Boolean = false
+
   def ratifiedCommits(
       spark: SparkSession,
       catalogTable: CatalogTable,

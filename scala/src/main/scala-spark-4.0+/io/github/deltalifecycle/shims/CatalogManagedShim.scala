@@ -12,6 +12,7 @@ import org.apache.spark.sql.delta.coordinatedcommits.{
   CatalogOwnedTableUtils,
   CoordinatedCommitsUtils
 }
+import org.apache.spark.sql.delta.util.CatalogTableUtils
 
 /**
  * delta-spark's commit path for catalog-managed tables (Spark 4 lines: delta-spark 4.4).
@@ -22,6 +23,14 @@ import org.apache.spark.sql.delta.coordinatedcommits.{
  * through it.
  */
 object CatalogManagedShim {
+
+  /**
+   * Whether delta-spark takes `catalogTable` for a catalog-managed table of Unity Catalog (its
+   * entry has the table's Unity Catalog id and the catalogManaged feature), the tables whose
+   * streams it reads with its kernel-based source.
+   */
+  def isUnityCatalogManaged(catalogTable: CatalogTable): Boolean =
+    CatalogTableUtils.isUnityCatalogManagedTable(catalogTable)
 
   /**
    * The commits the catalog of `catalogTable` ratified from a version on, read through

@@ -9,6 +9,7 @@ import io.github.deltalifecycle.sql.analysis.{
   RouteTableReplacements
 }
 import io.github.deltalifecycle.shims.AnalyzerShim
+import io.github.deltalifecycle.sql.catalogmanaged.WrappedCatalogStreams
 import io.github.deltalifecycle.sql.observation.{CommitObserver, DriverFailureWatch, OperationJobs}
 import io.github.deltalifecycle.sql.parser.{DeltaLifecycleSqlParser, RewritingParser}
 import io.github.deltalifecycle.sql.routing.DeltaTableRouting
@@ -25,6 +26,8 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
   override def apply(extensions: SparkSessionExtensions): Unit = {
     // Before any session of this JVM can run `spark.conf.set` on them.
     AdministratorSettings.register()
+    // Before this project's own rules: only the rules of the extensions listed before it.
+    WrappedCatalogStreams.install(extensions)
     extensions.injectParser((_, delegate) => new DeltaLifecycleSqlParser(delegate))
     extensions.injectResolutionRule { spark =>
       // Session state is built before any Delta table is opened, so this is early enough.

@@ -34,7 +34,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * The delegate is initialized with the catalog's name and every option but
  * `deltaLifecycle.delegate`, so it sees what it would see configured on its own. For Unity
  * Catalog's connector the wrapper also registers the commit coordinator of the catalog's managed
- * tables, which delta-spark finds by the connector's class name otherwise.
+ * tables, which delta-spark finds by the connector's class name otherwise; their streams read by
+ * name get the catalog's settings the same way ([[catalogmanaged.WrappedCatalogStreams]]).
  */
 @nowarn("cat=deprecation") // it forwards every overload a delegate may implement
 class RoutingCatalog

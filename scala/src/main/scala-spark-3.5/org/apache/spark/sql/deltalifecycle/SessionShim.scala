@@ -9,4 +9,6 @@ import org.apache.spark.sql.internal.SessionState
  */
 private[deltalifecycle] object SessionShim {
   def sessionState(spark: SparkSession): SessionState = spark.sessionState
+
+  def cloneSession(spark: SparkSession): SparkSession = spark.cloneSession()
 }

@@ -10,4 +10,7 @@ import org.apache.spark.sql.internal.SessionState
 private[deltalifecycle] object SessionShim {
   def sessionState(spark: SparkSession): SessionState =
     spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession].sessionState
+
+  def cloneSession(spark: SparkSession): SparkSession =
+    spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession].cloneSession()
 }

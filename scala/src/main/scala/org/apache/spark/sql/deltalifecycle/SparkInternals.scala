@@ -2,12 +2,15 @@ package org.apache.spark.sql.deltalifecycle
 
 import java.util.concurrent.TimeoutException
 
+import scala.collection.mutable
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.{SparkContext, TaskContext}
 import org.apache.spark.broadcast.Broadcast
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.analysis.Analyzer
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog
 import org.apache.spark.sql.connector.catalog.{CatalogManager, CatalogPlugin, TableCatalog}
@@ -46,6 +49,35 @@ object SparkInternals {
 
   def currentNamespace(spark: SparkSession): Array[String] =
     sessionState(spark).catalogManager.currentNamespace
+
+  /**
+   * A copy of `spark`: its settings as they are now (a change to the copy's stays in the copy), the
+   * same context and shared state. Its analyzer and catalogs are built only when a query uses them.
+   */
+  def cloneSession(spark: SparkSession): SparkSession = SessionShim.cloneSession(spark)
+
+  /**
+   * Has every resolution rule injected into `extensions` so far (by the extensions listed before
+   * the caller's) built as `wrap(session, rule)`, in its place. Spark keeps the rules' builders in
+   * a private buffer of `SparkSessionExtensions`; false where it keeps them elsewhere.
+   */
+  def wrapResolutionRules(extensions: SparkSessionExtensions)(
+      wrap: (SparkSession, Rule[LogicalPlan]) => Rule[LogicalPlan]
+  ): Boolean = {
+    val field =
+      try Some(classOf[SparkSessionExtensions].getDeclaredField("resolutionRuleBuilders"))
+      catch { case _: NoSuchFieldException => None }
+    field.foreach { f =>
+      f.setAccessible(true)
+      val builders =
+        f.get(extensions).asInstanceOf[mutable.Buffer[SparkSession => Rule[LogicalPlan]]]
+      builders.indices.foreach { i =>
+        val build = builders(i)
+        builders(i) = (session: SparkSession) => wrap(session, build(session))
+      }
+    }
+    field.isDefined
+  }
 
   /** The session's analyzer (built on first use). */
   def analyzer(spark: SparkSession): Analyzer = sessionState(spark).analyzer
