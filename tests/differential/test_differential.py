@@ -208,15 +208,6 @@ KNOWN_DIFFERENCES: Dict[str, KnownDifference] = {
         "names the operation REPLACE TABLE",
         frozenset({"/state/last_commit/value[0]/operation"}),
     ),
-    "catalog_managed/name/stream_read": KnownDifference(
-        "both sessions fail, at different steps: delta-spark 4.4's streaming source finds a "
-        "Unity Catalog catalog's settings only under the connector's class name, which a "
-        "catalog this project wraps (RoutingCatalog) does not show, so the extension's read of "
-        "the source by name fails with IllegalArgumentException, where stock's reaches the "
-        "sink by path and is refused there (DELTA_PATH_BASED_ACCESS_TO_CATALOG_MANAGED_TABLE_"
-        "BLOCKED)",
-        frozenset({"/error/class", "/error/condition"}),
-    ),
 }
 
 CASES: List[Tuple[str, str, Operation]] = [

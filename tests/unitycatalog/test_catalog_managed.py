@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 import threading
 import time
 import uuid
@@ -116,6 +117,8 @@ class Scenario:
     ratified_version: int = -1
     writer_rows: List[int] = field(default_factory=list)
     paused: bool = False
+    #: What a streaming read by name of the ``streamed`` table gave: its rows, or its error.
+    streamed: Any = None
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +144,31 @@ def widened_table(spark: SparkSession, name: str) -> None:
 def row_ids(spark: SparkSession, name: str) -> Dict[int, int]:
     rows = spark.sql(f"SELECT id, _metadata.row_id FROM {name}").collect()
     return {int(r[0]): int(r[1]) for r in rows}
+
+
+#: ``stream_by_name(spark, name)``: a streaming read by name of the table ``name`` to the end of
+#: what the catalog ratified, into a memory sink; its sorted ids, or its error's condition (or
+#: class) and message. One source for both sessions: stock delta-spark's runs it in its script.
+STREAM_BY_NAME = """
+    import tempfile, uuid
+    def stream_by_name(spark, name):
+        sink = "streamed_" + uuid.uuid4().hex[:8]
+        try:
+            query = (spark.readStream.table(name).writeStream.format("memory").queryName(sink)
+                     .option("checkpointLocation", tempfile.mkdtemp())
+                     .trigger(availableNow=True).start())
+            query.awaitTermination()
+            return sorted(int(r[0]) for r in spark.table(sink).collect())
+        except Exception as e:
+            condition = getattr(e, "getCondition", lambda: None)()
+            return f"{condition or type(e).__name__}: {str(e)[:300]}"
+"""
+
+
+def stream_by_name(spark: SparkSession, name: str) -> Any:
+    namespace: Dict[str, Any] = {}
+    exec(textwrap.dedent(STREAM_BY_NAME), namespace)
+    return namespace["stream_by_name"](spark, name)
 
 
 def plant_ratified_commit(scenario: Scenario, spark: SparkSession) -> None:
@@ -218,7 +246,7 @@ def scenario(cm_spark: SparkSession, uc_catalog: UcCatalog,
              tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     spark = cm_spark
     s = Scenario(uc_catalog, {t: uc_catalog.table(t) for t in
-                              ("dv", "widened", "stock_widened", "ratified")})
+                              ("dv", "widened", "stock_widened", "ratified", "streamed")})
     dv = s.names["dv"]
     create(spark, dv)
     for i in range(3):
@@ -251,19 +279,26 @@ def scenario(cm_spark: SparkSession, uc_catalog: UcCatalog,
     widened_table(spark, s.names["stock_widened"])
 
     plant_ratified_commit(s, spark)
+    streamed = s.names["streamed"]
+    create(spark, streamed)
+    spark.sql(f"INSERT INTO {streamed} VALUES (1), (2)")
+    spark.sql(f"INSERT INTO {streamed} VALUES (3)")
+    s.streamed = stream_by_name(spark, streamed)
     for key, name in s.names.items():
         s.rows[key] = ids(spark, name)
         s.latest[key] = spark.sql(f"DESCRIBE PROTOCOL HISTORY {name}").collect()[-1]["version"]
     return s
 
 
-STOCK_CHECKS = """
+STOCK_CHECKS = STREAM_BY_NAME + """
     out = {}
     names = json.loads(sys.argv[1])
     for key, name in names.items():
         seen = {"history": spark.sql(f"DESCRIBE HISTORY {name}").collect()[0]["version"],
                 "features": spark.sql(f"DESCRIBE DETAIL {name}").collect()[0]["tableFeatures"],
                 "ids": sorted(int(r[0]) for r in spark.table(name).select("id").collect())}
+        if key == "streamed":
+            seen["stream"] = stream_by_name(spark, name)
         if key == "stock_widened":
             try:
                 spark.sql(f"ALTER TABLE {name} DROP FEATURE typeWidening")
@@ -404,3 +439,11 @@ def test_the_maintenance_setting_is_the_administrators(cm_spark: SparkSession) -
         with translate_errors():
             cm_spark.sql(f"SET {MAINTENANCE}=refuse")
     assert MAINTENANCE in caught.value.message
+
+
+def test_a_stream_reads_a_catalog_managed_table_by_name(
+    scenario: Scenario, stock: Dict[str, Dict[str, Any]]
+) -> None:
+    """``spark.readStream.table`` of a catalog-managed table through the wrapped catalog reads
+    every row the catalog ratified, as stock delta-spark's read through UC's connector does."""
+    assert scenario.streamed == stock["streamed"]["stream"] == [1, 2, 3]
