@@ -283,8 +283,10 @@ reliability: install
 		tests/test_concurrent_writers.py tests/test_bad_input.py
 
 # The crash suites at one step of each kind (make reliability runs every step): each crashes a
-# JVM mid-statement and re-runs it, which CI leaves out to keep within its time.
-CRASH_TESTS := tests/test_drop_feature_crashes.py tests/test_redirect_crashes.py tests/test_log_crashes.py
+# JVM mid-statement and re-runs it, or runs a driver out of memory, which CI leaves out to keep
+# within its time.
+CRASH_TESTS := tests/test_drop_feature_crashes.py tests/test_redirect_crashes.py tests/test_log_crashes.py \
+	tests/test_out_of_memory.py
 crash-test: install
 	DELTA_LIFECYCLE_CRASHES=1 $(VENV)/bin/pytest -q $(PYTEST_PARALLEL) $(CRASH_TESTS)
 

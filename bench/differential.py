@@ -49,6 +49,7 @@ CONF = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "2",
     "spark.databricks.delta.snapshotPartitions": "2",
+    "spark.sql.sources.parallelPartitionDiscovery.parallelism": "4",
 }
 
 

@@ -27,6 +27,7 @@ from pyspark.errors import PySparkException  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
 from delta_lifecycle import configure_spark  # noqa: E402
+from jvm_tuning import TEST_JVM_TUNING  # noqa: E402
 from metastore import hive_metastore_conf  # noqa: E402
 from spark_errors import condition_of  # noqa: E402,F401  (re-exported to the tests)
 from stock_session import stock_session  # noqa: E402
@@ -74,6 +75,9 @@ SESSION_CONF: Dict[str, str] = {
     "spark.sql.shuffle.partitions": "2",
     # Delta rebuilds snapshots with 50 partitions by default, slow on 2 cores.
     "spark.databricks.delta.snapshotPartitions": "2",
+    # VACUUM lists a table's folders with this many tasks (10,000 by default): minutes on two
+    # cores for a table of a few files.
+    "spark.sql.sources.parallelPartitionDiscovery.parallelism": "4",
 }
 
 # Python workers (if a test ever needs one) must run this interpreter, which has pyspark.
@@ -83,10 +87,11 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 #: The JVM system property that turns this project's test switches on (fault injection and
 #: slowed copies: ``FaultInjection.TestingProperty``); a production JVM never has it.
 TEST_JVM_OPTION = "-DdeltaLifecycle.testing=true"
-
+#: What every test JVM of this run gets: the switch and the tuning of tests/jvm_tuning.py.
+TEST_JVM_OPTIONS = " ".join((TEST_JVM_OPTION, *TEST_JVM_TUNING))
 _TEST_SUBMIT_ARGS = (
-    f"--conf spark.driver.defaultJavaOptions={TEST_JVM_OPTION} "
-    f"--conf spark.executor.defaultJavaOptions={TEST_JVM_OPTION} "
+    f"--conf 'spark.driver.defaultJavaOptions={TEST_JVM_OPTIONS}' "
+    f"--conf 'spark.executor.defaultJavaOptions={TEST_JVM_OPTIONS}' "
 )
 # A pytest-xdist worker inherits the environment of the controller, which imported this module
 # already: what it added is taken out again, so PRODUCTION_ENV is production in every process.
@@ -100,7 +105,7 @@ if _submit_args:
     PRODUCTION_ENV["PYSPARK_SUBMIT_ARGS"] = _submit_args
 
 # Every JVM PySpark launches from this run (this process and its subprocesses) is a test JVM:
-# its driver and executors get TEST_JVM_OPTION. The default options are Spark's own place
+# its driver and executors get TEST_JVM_OPTIONS. The default options are Spark's own place
 # for it, so a session's spark.driver.extraJavaOptions still applies on top.
 os.environ["PYSPARK_SUBMIT_ARGS"] = _TEST_SUBMIT_ARGS + (_submit_args or "pyspark-shell")
 

@@ -11,7 +11,9 @@ feature.
 
 The small heap is 200 MB, below Spark's own floor of 450 MB for a driver, which
 ``spark.testing.reservedMemory`` (Spark's setting for its own tests) lowers; a heap that
-small keeps the table small enough for CI.
+small keeps the table small. It runs with the crash suites (``make crash-test``,
+``make reliability``): like them, it takes a JVM to its limit, and CI leaves it out to keep
+within its time.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from typing import Any, Dict, List
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF, latest_version, run_stock_script
+from conftest import SESSION_CONF, behind_switch, latest_version, run_stock_script
 from log_only_table import write_log_only_table
+
+pytestmark = behind_switch("DELTA_LIFECYCLE_CRASHES", "make crash-test")
 
 FILES = 150_000
 DV = "deletionVectors"

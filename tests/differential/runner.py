@@ -58,11 +58,6 @@ from spark_errors import condition_of  # noqa: E402
 STOCK_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 STOCK_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 
-#: Settings every differential session gets on top of the caller's: VACUUM lists a table's
-#: folders with Spark's partition-discovery parallelism (10,000 tasks by default), which on a
-#: local session of a few small tables costs minutes and tells nothing.
-LOCAL_CONF = {"spark.sql.sources.parallelPartitionDiscovery.parallelism": "4"}
-
 #: How long a stock run waits for the extension run's copies of the redirect destinations.
 COPIES_TIMEOUT_SECONDS = 1800
 
@@ -77,7 +72,7 @@ def start_session(
     """``packages`` are Maven coordinates the session needs beside delta-spark (and this
     project's jar): Unity Catalog's client libraries, for the ``catalog_managed`` variant."""
     builder = SparkSession.builder.master("local[2]").appName(f"differential-{kind}")
-    for key, value in {**conf, **LOCAL_CONF, **hive_metastore_conf(root)}.items():
+    for key, value in {**conf, **hive_metastore_conf(root)}.items():
         builder = builder.config(key, value)
     if kind == "stock":
         # The delta-spark release the extension session runs with: configure_spark takes the
