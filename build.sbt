@@ -32,10 +32,6 @@ ThisBuild / organization := "io.github.deltalifecycle"
 ThisBuild / version := v("project")
 ThisBuild / scalaVersion := lv("scala")
 
-// The test JVMs' tuning, as tests/jvm_tuning.py says why (the benchmarks, Test / run, keep the
-// JVM's defaults).
-val testJvmTuning = Seq("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
-
 // Spark on Java 17 needs these opens in every JVM that runs it (tests, benchmarks).
 val sparkJavaOptions = Seq(
   "java.base/java.lang",
@@ -196,7 +192,7 @@ lazy val lifecycle = (project in file("scala"))
     },
     Compile / sourceGenerators += antlrGenerate.taskValue,
     // The test JVM is the one place fault injection works (FaultInjection.TestingProperty).
-    Test / javaOptions ++= sparkJavaOptions ++ testJvmTuning :+ "-DdeltaLifecycle.testing=true",
+    Test / javaOptions ++= sparkJavaOptions :+ "-DdeltaLifecycle.testing=true",
     Test / run / fork := true,
     Test / run / javaOptions ++= sparkJavaOptions,
     Test / run / baseDirectory := (ThisBuild / baseDirectory).value,

@@ -27,7 +27,6 @@ from pyspark.errors import PySparkException  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
 from delta_lifecycle import configure_spark  # noqa: E402
-from jvm_tuning import TEST_JVM_TUNING  # noqa: E402
 from metastore import hive_metastore_conf  # noqa: E402
 from spark_errors import condition_of  # noqa: E402,F401  (re-exported to the tests)
 from stock_session import stock_session  # noqa: E402
@@ -87,11 +86,10 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 #: The JVM system property that turns this project's test switches on (fault injection and
 #: slowed copies: ``FaultInjection.TestingProperty``); a production JVM never has it.
 TEST_JVM_OPTION = "-DdeltaLifecycle.testing=true"
-#: What every test JVM of this run gets: the switch and the tuning of tests/jvm_tuning.py.
-TEST_JVM_OPTIONS = " ".join((TEST_JVM_OPTION, *TEST_JVM_TUNING))
+
 _TEST_SUBMIT_ARGS = (
-    f"--conf 'spark.driver.defaultJavaOptions={TEST_JVM_OPTIONS}' "
-    f"--conf 'spark.executor.defaultJavaOptions={TEST_JVM_OPTIONS}' "
+    f"--conf spark.driver.defaultJavaOptions={TEST_JVM_OPTION} "
+    f"--conf spark.executor.defaultJavaOptions={TEST_JVM_OPTION} "
 )
 # A pytest-xdist worker inherits the environment of the controller, which imported this module
 # already: what it added is taken out again, so PRODUCTION_ENV is production in every process.
@@ -105,7 +103,7 @@ if _submit_args:
     PRODUCTION_ENV["PYSPARK_SUBMIT_ARGS"] = _submit_args
 
 # Every JVM PySpark launches from this run (this process and its subprocesses) is a test JVM:
-# its driver and executors get TEST_JVM_OPTIONS. The default options are Spark's own place
+# its driver and executors get TEST_JVM_OPTION. The default options are Spark's own place
 # for it, so a session's spark.driver.extraJavaOptions still applies on top.
 os.environ["PYSPARK_SUBMIT_ARGS"] = _TEST_SUBMIT_ARGS + (_submit_args or "pyspark-shell")
 

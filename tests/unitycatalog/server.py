@@ -52,12 +52,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO_ROOT / "tests"))  # run as a script too (make test's build step)
-
-from jvm_tuning import TEST_JVM_TUNING  # noqa: E402
-
 log = logging.getLogger("delta_lifecycle.unitycatalog")
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 #: The Unity Catalog OSS release the project tests against.
 UC_VERSION = "0.6.0"
@@ -344,7 +341,7 @@ def start_unity_catalog() -> UnityCatalogServer:
     classpath = f"{server_jar()}:{(source / 'server' / 'target' / 'classpath').read_text().strip()}"
     with open(log_file, "wb") as out:
         process = subprocess.Popen(
-            ["java", "-Xmx512m", *TEST_JVM_TUNING, "-cp", classpath, "io.unitycatalog.server.UnityCatalogServer",
+            ["java", "-Xmx512m", "-cp", classpath, "io.unitycatalog.server.UnityCatalogServer",
              "-p", str(port)],
             cwd=workdir, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True,
