@@ -114,12 +114,14 @@ wheel-of-bundle:
 	ls -l dist
 
 # What users install, installed as they do: the wheel (not editable) with the test and docs
-# extras into a venv of its own; the package is reinstalled from every new wheel.
+# extras into a venv of its own; the package is reinstalled from every new wheel. Python
+# compiles each module when a test first imports it, not every module of pyspark up front
+# (--no-compile: a third of the install's time).
 test-venv:
 	test -x $(TEST_VENV_PY) || $(PYTHON) -m venv $(TEST_VENV)
 	$(TEST_VENV_PY) -m pip install --quiet --upgrade pip
-	$(TEST_VENV_PY) -m pip install --quiet '$(WHEEL)[test,docs]'
-	$(TEST_VENV_PY) -m pip install --quiet --force-reinstall --no-deps '$(WHEEL)'
+	$(TEST_VENV_PY) -m pip install --quiet --no-compile '$(WHEEL)[test,docs]'
+	$(TEST_VENV_PY) -m pip install --quiet --no-compile --force-reinstall --no-deps '$(WHEEL)'
 
 # The lines besides the primary one, each with its own cached venv (tests/client_venvs.py);
 # make test runs the smoke suite for CI_SMOKE_LINES.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from pyspark.errors import PySparkException  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
 from delta_lifecycle import configure_spark  # noqa: E402
+from jvm_archive import ensure_archive, java_options as jvm_archive_options  # noqa: E402
 from metastore import hive_metastore_conf  # noqa: E402
 from spark_errors import condition_of  # noqa: E402,F401  (re-exported to the tests)
 from stock_session import stock_session  # noqa: E402
@@ -87,17 +89,28 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 #: slowed copies: ``FaultInjection.TestingProperty``); a production JVM never has it.
 TEST_JVM_OPTION = "-DdeltaLifecycle.testing=true"
 
-_TEST_SUBMIT_ARGS = (
-    f"--conf spark.driver.defaultJavaOptions={TEST_JVM_OPTION} "
-    f"--conf spark.executor.defaultJavaOptions={TEST_JVM_OPTION} "
-)
 # A pytest-xdist worker inherits the environment of the controller, which imported this module
-# already: what it added is taken out again, so PRODUCTION_ENV is production in every process.
-_submit_args = os.environ.get("PYSPARK_SUBMIT_ARGS", "").replace(_TEST_SUBMIT_ARGS, "")
+# already and kept what PYSPARK_SUBMIT_ARGS was before it: PRODUCTION_ENV is production in every
+# process.
+_ORIGINAL_SUBMIT_ARGS = "DELTA_LIFECYCLE_TESTS_ORIGINAL_SUBMIT_ARGS"
+_submit_args = os.environ.setdefault(
+    _ORIGINAL_SUBMIT_ARGS, os.environ.get("PYSPARK_SUBMIT_ARGS", "")
+)
+
+_executor_args = f"--conf spark.executor.defaultJavaOptions={TEST_JVM_OPTION} "
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    # The controller (or a run without workers) makes the class-data archive before any test
+    # JVM starts; the workers it starts then find it.
+    ensure_archive(_executor_args + (_submit_args or "pyspark-shell"))
+_driver_options = " ".join(o for o in (TEST_JVM_OPTION, jvm_archive_options()) if o)
+_TEST_SUBMIT_ARGS = (
+    f"--conf {shlex.quote('spark.driver.defaultJavaOptions=' + _driver_options)} "
+    + _executor_args
+)
 
 #: The environment as it was, for a test that starts a production session (no test switches).
 PRODUCTION_ENV: Dict[str, str] = {
-    k: v for k, v in os.environ.items() if k != "PYSPARK_SUBMIT_ARGS"
+    k: v for k, v in os.environ.items() if k not in ("PYSPARK_SUBMIT_ARGS", _ORIGINAL_SUBMIT_ARGS)
 }
 if _submit_args:
     PRODUCTION_ENV["PYSPARK_SUBMIT_ARGS"] = _submit_args
