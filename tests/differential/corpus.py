@@ -106,7 +106,8 @@ class Operation:
     fails: Expectation
     #: The same on Spark 3.5 (delta-spark 3.3), where it differs.
     fails_on_35: Expectation
-    #: Part of the slice CI runs (the whole corpus runs with DELTA_LIFECYCLE_FULL_MATRIX=1).
+    #: Part of the slice CI runs, one operation of each category (the whole corpus runs with
+    #: DELTA_LIFECYCLE_FULL_MATRIX=1, ``make differential``).
     ci: bool
 
     def expected_failure(self, on_spark_35: bool, kind: str) -> Optional[str]:
@@ -434,7 +435,7 @@ def merge_conditional_clauses(spark: SparkSession, t: TableRef) -> Any:
 EVOLVING_SOURCE = "(SELECT * FROM VALUES (1, 'one', true), (9, 'nine', false) AS s(key, value, flag))"
 
 
-@operation("dml", basic_table, ci=True)
+@operation("dml", basic_table)
 def merge_schema_evolution(spark: SparkSession, t: TableRef) -> Any:
     with session_conf(spark, {"spark.databricks.delta.schema.autoMerge.enabled": "true"}):
         sql(spark, f"""MERGE INTO {t.sql} AS t USING {EVOLVING_SOURCE} AS s ON t.key = s.key
@@ -929,7 +930,7 @@ def stream_source(spark: SparkSession, t: TableRef, keys: range) -> DataFrame:
     return source.read_stream(spark)
 
 
-@operation("streaming", basic_table, ci=True)
+@operation("streaming", basic_table)
 def stream_read(spark: SparkSession, t: TableRef) -> Any:
     return drain(spark, t.read_stream(spark), t)
 

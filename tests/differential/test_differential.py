@@ -252,5 +252,5 @@ def test_the_corpus_covers_the_issue() -> None:
     assert len({op.name for op in OPERATIONS}) == len(OPERATIONS)
     categories = {op.category for op in OPERATIONS}
     assert categories == {"dml", "ddl", "history", "python-api", "streaming"}
-    # The CI slice has every category.
-    assert {op.category for op in OPERATIONS if op.ci} == categories
+    # The CI slice has one operation of each category.
+    assert sorted(op.category for op in OPERATIONS if op.ci) == sorted(categories)

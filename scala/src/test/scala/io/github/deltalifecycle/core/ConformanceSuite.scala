@@ -112,14 +112,14 @@ class ConformanceSuite extends AnyFunSuite with LifecycleSparkSession {
   }
 
   /**
-   * Every version with DELTA_LIFECYCLE_FULL_MATRIX=1; otherwise, to fit CI's time, the earliest,
-   * the latest and at most four evenly spaced between them (the sweep of every version of every
-   * table took five of CI's minutes).
+   * Every version with DELTA_LIFECYCLE_FULL_MATRIX=1 (`make reliability`); otherwise, to fit CI's
+   * time, the earliest, the one halfway and the latest (each version costs a snapshot of
+   * delta-spark and a Spark job: the sweep of every version of every table took five of CI's
+   * minutes).
    */
   private def versionsToCompare(earliest: Long, latest: Long): Seq[Long] =
-    if (sys.env.get("DELTA_LIFECYCLE_FULL_MATRIX").contains("1") || latest - earliest <= 5)
-      earliest to latest
-    else (earliest +: (1 to 4).map(i => earliest + (latest - earliest) * i / 5) :+ latest).distinct
+    if (sys.env.get("DELTA_LIFECYCLE_FULL_MATRIX").contains("1")) earliest to latest
+    else Seq(earliest, earliest + (latest - earliest) / 2, latest).distinct
 
   private def compare(
       reconciler: StateReconciler,
