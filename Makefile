@@ -18,13 +18,13 @@
 #                   nav, leaked markup or process text in a page fails (docs/site_checks.py)
 #   make fmt        format the Scala and sbt sources (scalafmt, 100 columns)
 #   make fmt-check  fail on unformatted sources or lines over 100 columns (part of make test)
-#   make test       what CI runs (.ci/run): the format check, the jars of the primary line and
-#                   CI_SMOKE_LINES, the wheel of them installed into .venv-test (make test-venv),
-#                   the docs site, the Scala tests, then the Python tests (PYTEST_WORKERS in
-#                   parallel) against the installed wheel, with the smoke suite of the lines in
-#                   CI_SMOKE_LINES (3.5 by default) and a Unity Catalog server; each step's
-#                   time goes to target/ci-times/ (the crash, cluster and object-store suites
-#                   run in their own targets)
+#   make test       what CI runs (.ci/run): the format check and the jars of the primary line
+#                   and CI_SMOKE_LINES in one sbt run, then the Scala tests beside the wheel of
+#                   those jars installed into .venv-test (make test-venv) and the docs site,
+#                   then the Python tests (PYTEST_WORKERS in parallel) against the installed
+#                   wheel, with the smoke suite of the lines in CI_SMOKE_LINES (3.5 by default)
+#                   and a Unity Catalog server; each step's time goes to target/ci-times/ (the
+#                   crash, cluster and object-store suites run in their own targets)
 #   make test-all   make test, then everything CI leaves behind a switch: the full reliability
 #                   matrices, the whole differential corpus, the cluster and object-store suites,
 #                   every line's smoke and suites, the client matrix (bench/README.md, "CI time")
@@ -76,6 +76,7 @@ WHEEL := dist/delta_lifecycle-$(PROJECT_VERSION)-py3-none-any.whl
 SBT := build/sbt
 
 .PHONY: crash-test jar jar-all-lines jars wheel wheel-of-bundle test-venv smoke-lines test-all-lines venv install typecheck fmt fmt-check \
+	column-check ci-steps ci-scala-tests ci-python-setup \
 	test test-all pytest demo bench reliability differential compat-matrix \
 	objectstore objectstore-test cluster-test clean-jar docs site docs-test compat-docs
 
@@ -89,9 +90,13 @@ jar:
 JAR_LINES ?= $(shell sed -n 's/^lines=//p' versions.properties | tr ',' ' ')
 LINES_DIR := scala/target/lines
 
+# SBT_FIRST: sbt commands to run in the same sbt first (make test's format check: one JVM start
+# less).
+SBT_FIRST ?=
+
 jar-all-lines:
 	mkdir -p $(LINES_DIR)
-	$(SBT) $(foreach line,$(JAR_LINES),'eval sys.props("sparkLine") = "$(line)"' reload \
+	$(SBT) $(SBT_FIRST) $(foreach line,$(JAR_LINES),'eval sys.props("sparkLine") = "$(line)"' reload \
 	  lifecycle/package lifecycle/publishM2)
 	set -e; for line in $(JAR_LINES); do \
 	  if [ "$$line" = "$(SPARK_LINE)" ]; then dir=scala/target; else dir=scala/target/spark-$$line; fi; \
@@ -192,8 +197,11 @@ fmt:
 	$(SBT) scalafmtAll scalafmtSbt
 
 # scalafmt does not split string literals or comments, so the column limit is checked apart.
-fmt-check:
-	$(SBT) scalafmtCheckAll scalafmtSbtCheck
+SBT_FMT_CHECK := scalafmtCheckAll scalafmtSbtCheck
+fmt-check: column-check
+	$(SBT) $(SBT_FMT_CHECK)
+
+column-check:
 	@long=$$(git ls-files '*.scala' '*.sbt' | LC_ALL=C.UTF-8 xargs grep -nE '^.{101,}' || true); \
 	if [ -n "$$long" ]; then echo "Lines over 100 columns:"; echo "$$long"; exit 1; fi
 
@@ -219,23 +227,36 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder -
 # The browser test of the site (tests/test_docs_rendered.py) needs Debian's chromium, and the
 # Unity Catalog tests a UC server built from its source (tests/unitycatalog/server.py): both are
 # installed where they can be, and their tests skip, saying how to provide them, where not.
+# One sbt run checks the format and builds the jars; then the Scala tests run beside the Python
+# side's setup (the wheel, its venv, the site, the UC server, the JVM class-data archive of
+# tests/jvm_archive.py), which mostly waits on the disk and the network; then the Python tests.
 CI_TIMES := target/ci-times
 TIMED := CI_TIMES=$(CI_TIMES) scripts/timed.sh
 
 test:
 	rm -rf $(CI_TIMES) scala/target/test-reports
-	-$(TIMED) chromium scripts/install_chromium.sh
-	$(TIMED) fmt-check $(MAKE) fmt-check
-	$(TIMED) jars $(MAKE) jars JAR_LINES='$(SPARK_LINE) $(CI_SMOKE_LINES)'
-	$(TIMED) wheel $(MAKE) wheel-of-bundle
-	$(TIMED) test-venv $(MAKE) test-venv
-	$(TIMED) docs $(MAKE) site DOCS_VENV=$(TEST_VENV)
-	-$(TIMED) unity-catalog $(TEST_VENV_PY) tests/unitycatalog/server.py build
-	$(TIMED) scala-tests $(SBT) lifecycle/test
+	$(TIMED) total $(MAKE) --no-print-directory ci-steps
+	@echo "make test: where the time went (phase,seconds,status)"; cat $(CI_TIMES)/phases.csv
+
+ci-steps:
+	$(TIMED) column-check $(MAKE) --no-print-directory column-check
+	$(TIMED) fmt-check-and-jars $(MAKE) jars JAR_LINES='$(SPARK_LINE) $(CI_SMOKE_LINES)' \
+	  SBT_FIRST='$(SBT_FMT_CHECK)'
+	$(MAKE) --no-print-directory -j2 ci-scala-tests ci-python-setup
 	$(TIMED) python-tests env DELTA_LIFECYCLE_WHEEL='$(abspath $(WHEEL))' \
 	  DELTA_LIFECYCLE_SMOKE_LINES='$(CI_SMOKE_LINES)' \
 	  $(TEST_VENV)/bin/pytest tests -q $(PYTEST_PARALLEL) --junitxml=$(CI_TIMES)/pytest.xml
-	@echo "make test: where the time went (phase,seconds,status)"; cat $(CI_TIMES)/phases.csv
+
+ci-scala-tests:
+	$(TIMED) scala-tests $(SBT) lifecycle/test
+
+ci-python-setup:
+	-$(TIMED) chromium scripts/install_chromium.sh
+	$(TIMED) wheel $(MAKE) --no-print-directory wheel-of-bundle
+	$(TIMED) test-venv $(MAKE) --no-print-directory test-venv
+	$(TIMED) docs $(MAKE) --no-print-directory site DOCS_VENV=$(TEST_VENV)
+	-$(TIMED) unity-catalog $(TEST_VENV_PY) tests/unitycatalog/server.py build
+	-$(TIMED) jvm-archive $(TEST_VENV_PY) tests/jvm_archive.py
 
 # Everything behind a switch, after what CI runs; the time each part takes is in
 # bench/README.md ("CI time"). Several hours on 2 cores.

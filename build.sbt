@@ -83,27 +83,27 @@ val testJvms: Int = sys.env.get("DELTA_LIFECYCLE_TEST_JVMS").filter(_.nonEmpty).
   .getOrElse(2)
 
 /**
- * The suites' relative run times (the slowest of bench/results/ci-slowest-tests.csv's runs); any
- * other suite counts 1. The suites are dealt to the test JVMs longest first, each to the JVM with
- * the least work so far, so that the JVMs finish together.
+ * The suites' run times in seconds in CI (scala/target/test-reports of a make test run); any other
+ * suite counts 1. The suites are dealt to the test JVMs longest first, each to the JVM with the
+ * least work so far, so that the JVMs finish together.
  */
 val suiteWeights: Map[String, Int] = Map(
-  "ConformanceSuite" -> 350,
-  "DropFeatureSuite" -> 240,
-  "CompactLogSuite" -> 95,
-  "CleanLogSuite" -> 95,
-  "SessionRoutingSuite" -> 90,
-  "LogMaintenancePolicySuite" -> 75,
-  "CompatibilityStatementsSuite" -> 65,
-  "RedirectSuite" -> 65,
-  "StreamingRedirectSuite" -> 55,
-  "StatementRoutingSuite" -> 22,
-  "RedirectLookupSuite" -> 20,
-  "UnsetRedirectReplaySuite" -> 20,
+  "DropFeatureSuite" -> 275,
+  "ConformanceSuite" -> 245,
+  "CompactLogSuite" -> 90,
+  "CleanLogSuite" -> 45,
+  "RedirectSuite" -> 45,
+  "SessionRoutingSuite" -> 40,
+  "LogMaintenancePolicySuite" -> 38,
+  "StreamingRedirectSuite" -> 34,
+  "CompatibilityStatementsSuite" -> 24,
+  "RedirectLookupSuite" -> 21,
   "BulkDeleteSuite" -> 18,
-  "CompactionReadSuite" -> 15,
-  "DescribeProtocolHistorySuite" -> 12,
-  "CoordinatedTableSuite" -> 11
+  "UnsetRedirectReplaySuite" -> 16,
+  "StatementRoutingSuite" -> 11,
+  "CompactionReadSuite" -> 8,
+  "DescribeProtocolHistorySuite" -> 6,
+  "CheckpointFallbackSuite" -> 6
 )
 
 def testJvmGroups(tests: Seq[TestDefinition], options: ForkOptions): Seq[Tests.Group] = {

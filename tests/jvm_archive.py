@@ -156,3 +156,9 @@ def _prune(keep: Path) -> None:
     for old in [a for a in archives if a != keep][KEPT_ARCHIVES:]:
         old.unlink(missing_ok=True)
         old.with_suffix(".lock").unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    # make test makes it beside the Scala tests, so that the Python tests find it made.
+    made = ensure_archive(os.environ.get("PYSPARK_SUBMIT_ARGS") or "pyspark-shell")
+    print(f"jvm_archive: {made or 'none (the tests run without one)'}")
