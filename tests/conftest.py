@@ -30,6 +30,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 from delta_lifecycle import configure_spark  # noqa: E402
 from jvm_archive import ensure_archive, java_options as jvm_archive_options  # noqa: E402
 from metastore import hive_metastore_conf  # noqa: E402
+from session_conf import SESSION_CONF  # noqa: E402,F401  (re-exported to the tests)
 from spark_errors import condition_of  # noqa: E402,F401  (re-exported to the tests)
 from stock_session import stock_session  # noqa: E402
 from deltalake import DeltaTable  # noqa: E402
@@ -68,18 +69,6 @@ def pyspark_error(message: str, condition: str) -> PySparkException:
         return error
     return PySparkException(message=message, errorClass=condition)
 
-
-#: Settings that keep local Spark small and quiet; shared with the subprocess sessions.
-SESSION_CONF: Dict[str, str] = {
-    "spark.ui.enabled": "false",
-    "spark.ui.showConsoleProgress": "false",
-    "spark.sql.shuffle.partitions": "2",
-    # Delta rebuilds snapshots with 50 partitions by default, slow on 2 cores.
-    "spark.databricks.delta.snapshotPartitions": "2",
-    # VACUUM lists a table's folders with this many tasks (10,000 by default): minutes on two
-    # cores for a table of a few files.
-    "spark.sql.sources.parallelPartitionDiscovery.parallelism": "4",
-}
 
 # Python workers (if a test ever needs one) must run this interpreter, which has pyspark.
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)

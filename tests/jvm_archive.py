@@ -53,18 +53,13 @@ WORKLOAD = textwrap.dedent(
     from delta_lifecycle import configure_spark
 
     root = Path(sys.argv[1])
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.databricks.delta.snapshotPartitions", "2")
-        .config("spark.sql.catalogImplementation", "hive")
-        .config("spark.sql.warehouse.dir", str(root / "warehouse"))
-        .config("spark.hadoop.javax.jdo.option.ConnectionURL",
-                f"jdbc:derby:;databaseName={root / 'metastore_db'};create=true")
-        .config("spark.hadoop.hive.metastore.schema.verification", "false")
-        .config("spark.hadoop.datanucleus.schema.autoCreateAll", "true")
-    )
+    sys.path.insert(0, sys.argv[2])  # tests/, for the settings every test session starts with
+    from metastore import hive_metastore_conf
+    from session_conf import SESSION_CONF
+
+    builder = SparkSession.builder.master("local[2]")
+    for key, value in {**SESSION_CONF, **hive_metastore_conf(root)}.items():
+        builder = builder.config(key, value)
     spark = configure_spark(builder).getOrCreate()
     path = root / "by_path"
     spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, part STRING) USING delta "
@@ -123,16 +118,18 @@ def ensure_archive(submit_args: str) -> Optional[Path]:
             return path
         with tempfile.TemporaryDirectory(prefix="jvm-archive-") as work:
             partial = Path(work) / "archive.jsa"
+            # The default options, so that the session's own extraJavaOptions (the metastore's
+            # Derby home) add to them instead of replacing them.
             options = f"-XX:ArchiveClassesAtExit={partial} {_LOGS_OFF}"
             env = {
                 **os.environ,
                 "PYSPARK_SUBMIT_ARGS":
-                    f"--conf {shlex.quote('spark.driver.extraJavaOptions=' + options)} "
+                    f"--conf {shlex.quote('spark.driver.defaultJavaOptions=' + options)} "
                     + submit_args,
             }
             run = subprocess.run(
-                [sys.executable, "-c", WORKLOAD, work], env=env, capture_output=True,
-                text=True, timeout=600,
+                [sys.executable, "-c", WORKLOAD, work, str(Path(__file__).resolve().parent)],
+                env=env, capture_output=True, text=True, timeout=600,
             )
             if run.returncode != 0 or not partial.is_file():
                 sys.stderr.write(
