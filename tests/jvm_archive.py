@@ -21,6 +21,7 @@ the archive, silently (``-Xshare:auto`` and its log turned off).
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import os
 import shlex
@@ -81,6 +82,7 @@ WORKLOAD = textwrap.dedent(
 _LOGS_OFF = "-Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
 
 
+@functools.lru_cache(maxsize=None)  # a JVM start (java -version) each time otherwise
 def _key() -> str:
     """Which JDK, which pyspark jars and which workload: an archive serves only the class path
     it was made on."""
