@@ -5,8 +5,10 @@ JVM without its jar. Starting one costs a JVM, delta-spark's package resolution 
 tens of CPU seconds, so each test process keeps one per set of settings and runs every stock
 script of its tests in it, one after another. Each script runs as a fresh one would: with its own
 ``sys.argv`` (the script's arguments, then the settings as JSON, as a script started on its own
-gets them) and namespace, ``spark`` and ``emit``, and after delta-spark's cache of table logs is
-cleared, so it reads every table from its files as a newly started stock session does.
+gets them) and namespace, ``emit``, and ``spark``: a new session of the process's context, so that
+settings and temporary views of one script do not reach the next, after delta-spark's cache of
+table logs is cleared, so it reads every table from its files as a newly started stock session
+does.
 
 A script reports with ``emit(result)``; a script that raises fails the caller's test with its
 traceback; a session whose process died is started again for the next script.
@@ -49,8 +51,6 @@ SERVER = textwrap.dedent(
     )
     spark = configure_spark_with_delta_pip(builder, extra_packages=extra_packages).getOrCreate()
     delta_logs = spark.sparkContext._jvm.org.apache.spark.sql.delta.DeltaLog
-    # Scripts written to run alone end with spark.stop(); the session outlives them.
-    spark.stop = lambda: None
 
     def emit(result):
         result["extensions"] = spark.conf.get("spark.sql.extensions")
@@ -62,7 +62,12 @@ SERVER = textwrap.dedent(
         request = json.loads(line)
         sys.argv = ["stock_script.py", *request["argv"], settings_json]
         delta_logs.clearCache()
-        namespace = {"__name__": "__main__", "spark": spark, "emit": emit, "json": json,
+        # A session of its own: what a script sets (spark.conf.set, temporary views) must not
+        # reach the next script, as it would not reach a newly started session.
+        session = spark.newSession()
+        # Scripts written to run alone end with spark.stop(); the process outlives them.
+        session.stop = lambda: None
+        namespace = {"__name__": "__main__", "spark": session, "emit": emit, "json": json,
                      "sys": sys}
         try:
             exec(compile(request["body"], "stock_script.py", "exec"), namespace)
