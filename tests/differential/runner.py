@@ -236,7 +236,7 @@ def read_results(path: Path) -> Dict[str, Any]:
 
 
 def run_plain(spark: SparkSession, spec: Dict[str, Any], layout: Layout, out: Results) -> None:
-    for kind in spec["refs"]:
+    for kind in spec["refs"]["plain"]:
         for op in map(by_name, spec["ops"]):
             ref = layout.ref("plain", kind, op.name)
             out.add(key("plain", kind, op.name), run_operation(spark, op, ref, setup=True))
@@ -263,7 +263,7 @@ def prepare_redirected(
     run. Returns the keys of the tables redirected; the others' errors go to ``out``."""
     copies = Layout(Path(spec["copies_root"]))
     prepared = []
-    for kind in spec["refs"]:
+    for kind in spec["refs"]["redirected"]:
         for op in map(by_name, spec["ops"]):
             ref = layout.ref("redirected", kind, op.name)
             destination = layout.destination(kind, op.name)
@@ -286,7 +286,7 @@ def run_redirected(
     spark: SparkSession, spec: Dict[str, Any], layout: Layout, prepared: List[str], out: Results
 ) -> None:
     """Extension run: each operation on its redirected source."""
-    for kind in spec["refs"]:
+    for kind in spec["refs"]["redirected"]:
         for op in map(by_name, spec["ops"]):
             if key("redirected", kind, op.name) in prepared:
                 ref = layout.ref("redirected", kind, op.name)
@@ -302,7 +302,7 @@ def run_on_copies(spark: SparkSession, spec: Dict[str, Any], layout: Layout, out
             raise TimeoutError(f"no copies of the destinations at {layout.copies_ready}")
         time.sleep(1)
     prepared = set(json.loads(layout.copies_ready.read_text()))
-    for kind in spec["refs"]:
+    for kind in spec["refs"]["redirected"]:
         for op in map(by_name, spec["ops"]):
             name = key("redirected", kind, op.name)
             copy = layout.destination(kind, op.name)
