@@ -3,12 +3,13 @@
 A stock session is the reference reader of the suites: a session without this extension, in a
 JVM without its jar. Starting one costs a JVM, delta-spark's package resolution and a cold Delta,
 tens of CPU seconds, so each test process keeps one per set of settings and runs every stock
-script of its tests in it, one after another. Each script runs as a fresh one would: with its own
-``sys.argv`` (the script's arguments, then the settings as JSON, as a script started on its own
-gets them) and namespace, ``emit``, and ``spark``: a new session of the process's context, so that
-settings and temporary views of one script do not reach the next, after delta-spark's cache of
-table logs is cleared, so it reads every table from its files as a newly started stock session
-does.
+script of its tests in it, one after another. Each script runs as a fresh one would:
+- with its own ``sys.argv`` (the script's arguments, then the settings as JSON, as a script
+  started on its own gets them), namespace and ``emit``;
+- with ``spark``, a new session of the process's context, so that what one script sets
+  (settings, temporary views) does not reach the next;
+- after delta-spark's cache of table logs is cleared, so that it reads every table from its
+  files as a newly started stock session does.
 
 A script reports with ``emit(result)``; a script that raises fails the caller's test with its
 traceback; a session whose process died is started again for the next script.
