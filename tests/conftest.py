@@ -119,12 +119,13 @@ LONGEST_MODULES = (
     "test_redirect_streaming.py",
     "test_redirect_streaming_paths.py",
     "test_differential.py",
-    "test_redirect_copy.py",
+    # These three and test_unity_catalog.py run as one unit (ONE_WORKER_FOLDERS).
     "test_catalog_managed.py",
-    "test_out_of_memory.py",
-    "test_concurrent_writers.py",
     "test_uc_move.py",
     "test_uc_routing.py",
+    "test_redirect_copy.py",
+    "test_out_of_memory.py",
+    "test_concurrent_writers.py",
     "test_bad_input.py",
     "test_drop_feature.py",
 )
@@ -133,6 +134,30 @@ LONGEST_MODULES = (
 def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_MODULES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+#: Test folders whose modules all run on one pytest-xdist worker, one after another, so that
+#: they share what their session-scoped fixtures start: for tests/unitycatalog, one Unity Catalog
+#: server, one JVM with UC's connector and one stock session with it, instead of one of each on
+#: every worker that runs one of its modules.
+ONE_WORKER_FOLDERS = ("unitycatalog",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` (make test), but with each of :data:`ONE_WORKER_FOLDERS` one unit
+    of work instead of one per module."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FolderGroupedScheduling(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            folder = Path(module).parent
+            return str(folder) if folder.name in ONE_WORKER_FOLDERS else module
+
+    return FolderGroupedScheduling(config, log)
 
 
 #: The extra packages on the classpath of this test process's JVM.

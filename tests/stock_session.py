@@ -2,12 +2,16 @@
 
 A stock session is the reference reader of the suites: a session without this extension, in a
 JVM without its jar. Starting one costs a JVM, delta-spark's package resolution and a cold Delta,
-tens of CPU seconds, so each test process keeps one per set of settings and runs every stock
-script of its tests in it, one after another. Each script runs as a fresh one would:
+tens of CPU seconds, so each test process keeps one per set of launch settings (those a JVM
+or its context takes at its start) and runs every stock script of its tests in it, one after
+another. Each script runs as a fresh one would:
 - with its own ``sys.argv`` (the script's arguments, then the settings as JSON, as a script
   started on its own gets them), namespace and ``emit``;
-- with ``spark``, a new session of the process's context, so that what one script sets
-  (settings, temporary views) does not reach the next;
+- with ``spark``, a new session of the process's context, the active one, so that what one
+  script sets (settings, temporary views) does not reach the next;
+- with the settings that a session takes (:func:`per_session`: the Spark catalogs besides
+  ``spark_catalog``, such as each Unity Catalog module's catalog) set on that session, so that
+  scripts that differ only in those share a process;
 - after delta-spark's cache of table logs is cleared, so that it reads every table from its
   files as a newly started stock session does.
 
@@ -27,12 +31,14 @@ import tempfile
 import textwrap
 import threading
 import time
+from dataclasses import dataclass
 from typing import IO, Any, Dict, List, Optional, Sequence
 
-#: What the subprocess runs: the session from the settings in its last argument (the
+#: What the subprocess runs: the session from the launch settings in its last argument (the
 #: ``spark.jars.packages`` among them go to delta-spark's helper as its extra packages), then one
-#: request per stdin line: ``{"body": ..., "argv": [...]}``, answered on stdout by the
-#: ``RESULT <json>`` lines the body emits and one ``END ok`` or ``END error`` line.
+#: request per stdin line: ``{"body": ..., "argv": [...], "settings": <JSON of every setting>,
+#: "session_settings": {...}}``, answered on stdout by the ``RESULT <json>`` lines the body emits
+#: and one ``END ok`` or ``END error`` line.
 SERVER = textwrap.dedent(
     """
     import json, sys, traceback
@@ -51,7 +57,8 @@ SERVER = textwrap.dedent(
                 "org.apache.spark.sql.delta.catalog.DeltaCatalog")
     )
     spark = configure_spark_with_delta_pip(builder, extra_packages=extra_packages).getOrCreate()
-    delta_logs = spark.sparkContext._jvm.org.apache.spark.sql.delta.DeltaLog
+    jvm = spark.sparkContext._jvm
+    delta_logs = jvm.org.apache.spark.sql.delta.DeltaLog
 
     def emit(result):
         result["extensions"] = spark.conf.get("spark.sql.extensions")
@@ -61,11 +68,15 @@ SERVER = textwrap.dedent(
     print("READY", flush=True)
     for line in sys.stdin:
         request = json.loads(line)
-        sys.argv = ["stock_script.py", *request["argv"], settings_json]
+        sys.argv = ["stock_script.py", *request["argv"], request["settings"]]
         delta_logs.clearCache()
         # A session of its own: what a script sets (spark.conf.set, temporary views) must not
-        # reach the next script, as it would not reach a newly started session.
+        # reach the next script, as it would not reach a newly started session. It is the
+        # active one, as a script's own session is: Delta finds a catalog's settings there.
         session = spark.newSession()
+        for k, v in request["session_settings"].items():
+            session.conf.set(k, v)
+        jvm.org.apache.spark.sql.SparkSession.setActiveSession(session._jsparkSession)
         # Scripts written to run alone end with spark.stop(); the process outlives them.
         session.stop = lambda: None
         namespace = {"__name__": "__main__", "spark": session, "emit": emit, "json": json,
@@ -92,8 +103,18 @@ def _forward_lines(stream: IO[str], lines: "queue.Queue[Optional[str]]") -> None
     lines.put(None)
 
 
+def per_session(key: str) -> bool:
+    """Whether a session takes the setting ``key`` when it is set on it, rather than the JVM
+    or its context at their start: a Spark catalog's settings (a catalog is loaded from the
+    session's settings when first named), but for ``spark_catalog``, which delta-spark's own
+    catalog replaces at the start."""
+    return key.startswith("spark.sql.catalog.") and not key.startswith(
+        "spark.sql.catalog.spark_catalog"
+    )
+
+
 class StockSession:
-    """One stock session in a subprocess, started on first use."""
+    """One stock session in a subprocess with launch ``settings``, started on first use."""
 
     def __init__(self, settings: Dict[str, str]):
         self.settings = settings
@@ -147,12 +168,21 @@ class StockSession:
             if line.startswith(tuple(ends)):
                 return lines
 
-    def run(self, body: str, args: Sequence[str]) -> Dict[str, Any]:
-        """Run ``body`` with ``args`` and return the last result it emitted."""
+    def run(
+        self, body: str, args: Sequence[str], session_settings: Optional[Dict[str, str]] = None
+    ) -> Dict[str, Any]:
+        """Run ``body`` with ``args`` in a session with ``session_settings`` set and return the
+        last result it emitted."""
         process = self.process if self.process and self.process.poll() is None else self._start()
         assert process.stdin is not None
         offset = os.path.getsize(self.stderr.name)
-        process.stdin.write(json.dumps({"body": textwrap.dedent(body), "argv": list(args)}) + "\n")
+        request = {
+            "body": textwrap.dedent(body),
+            "argv": list(args),
+            "settings": json.dumps({**self.settings, **(session_settings or {})}),
+            "session_settings": session_settings or {},
+        }
+        process.stdin.write(json.dumps(request) + "\n")
         process.stdin.flush()
         lines = self._read_until(("END ",), "running a script")
         if lines[-1] != "END ok":
@@ -174,21 +204,36 @@ class StockSession:
         self.process = None
 
 
-#: The sessions a test process keeps, the most recently used last. Modules with settings of
-#: their own (a Unity Catalog catalog, an object store) each need one, and every kept session is
-#: a JVM, so only the last few stay.
+#: The sessions a test process keeps, the most recently used last. Modules with launch settings
+#: of their own (Unity Catalog's packages, an object store) each need one, and every kept session
+#: is a JVM, so only the last few stay.
 _SESSIONS: Dict[str, StockSession] = {}
 KEPT_SESSIONS = 2
 
 
-def stock_session(settings: Dict[str, str]) -> StockSession:
-    """The process's stock session with ``settings`` (started on its first script)."""
-    key = json.dumps(settings, sort_keys=True)
-    session = _SESSIONS.pop(key, None) or StockSession(settings)
+@dataclass(frozen=True)
+class StockScripts:
+    """Where scripts with a given set of settings run: a kept stock session and the settings
+    each script's session gets on top of its launch settings."""
+
+    session: StockSession
+    session_settings: Dict[str, str]
+
+    def run(self, body: str, args: Sequence[str]) -> Dict[str, Any]:
+        """Run ``body`` with ``args`` and return the last result it emitted."""
+        return self.session.run(body, args, self.session_settings)
+
+
+def stock_session(settings: Dict[str, str]) -> StockScripts:
+    """Where scripts with ``settings`` run: the process's stock session with their launch
+    settings (started on its first script)."""
+    launch = {k: v for k, v in settings.items() if not per_session(k)}
+    key = json.dumps(launch, sort_keys=True)
+    session = _SESSIONS.pop(key, None) or StockSession(launch)
     _SESSIONS[key] = session
     while len(_SESSIONS) > KEPT_SESSIONS:
         _SESSIONS.pop(next(iter(_SESSIONS))).close()
-    return session
+    return StockScripts(session, {k: v for k, v in settings.items() if per_session(k)})
 
 
 @atexit.register
