@@ -313,10 +313,11 @@ CRASH_TESTS := tests/test_drop_feature_crashes.py tests/test_redirect_crashes.py
 crash-test: install
 	DELTA_LIFECYCLE_CRASHES=1 $(VENV)/bin/pytest -q $(PYTEST_PARALLEL) $(CRASH_TESTS)
 
-# The whole differential corpus on the primary line (CI runs the operations marked ci); on
-# another line: python tests/pytest_on_line.py 3.5 tests/differential.
+# The whole differential corpus on the primary line (CI runs the operations marked ci), with
+# Spark's code generation (the test sessions evaluate interpreted otherwise: tests/session_conf.py);
+# on another line: python tests/pytest_on_line.py 3.5 tests/differential.
 differential: install
-	DELTA_LIFECYCLE_FULL_MATRIX=1 $(VENV)/bin/pytest -q tests/differential
+	DELTA_LIFECYCLE_FULL_MATRIX=1 DELTA_LIFECYCLE_CODEGEN=1 $(VENV)/bin/pytest -q tests/differential
 
 # MinIO is built from its Go module on first use (4 to 10 minutes) and cached outside the
 # repository; tests/objectstore/server.py says where. CI runs none of it.
