@@ -45,8 +45,7 @@ SERVER = textwrap.dedent(
     from delta import configure_spark_with_delta_pip
     from pyspark.sql import SparkSession
 
-    settings_json = sys.argv[-1]
-    settings = json.loads(settings_json)
+    settings = json.loads(sys.argv[-1])
     extra_packages = [p for p in settings.pop("spark.jars.packages", "").split(",") if p]
     builder = SparkSession.builder.master("local[1]")
     for k, v in settings.items():
