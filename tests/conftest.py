@@ -280,7 +280,7 @@ STOCK_READ_IDS_BODY = """
         try:
             out[name] = sorted(int(r[0]) for r in reader.load(path).select("id").collect())
         except Exception as e:
-            out[name] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
+            out[name] = refusal(e)
     emit(out)
 """
 

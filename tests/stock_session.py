@@ -9,6 +9,8 @@ another. Each script runs as a fresh one would:
   started on its own gets them), namespace and ``emit``;
 - with ``spark``, a new session of the process's context, the active one, so that what one
   script sets (settings, temporary views) does not reach the next;
+- with ``refusal(error)`` (:data:`REFUSAL_SOURCE`), which says why a read or write was refused
+  in words that do not depend on what earlier scripts did;
 - with the settings that a session takes (:func:`per_session`: the Spark catalogs besides
   ``spark_catalog``, such as each Unity Catalog module's catalog) set on that session, so that
   scripts that differ only in those share a process;
@@ -33,6 +35,20 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import IO, Any, Dict, List, Optional, Sequence
+
+#: ``refusal(error, limit=400)``, defined before every stock script's body (and in scripts that
+#: run the same bodies on their own): ``"refused: <error type>: <message>"``, the message cut to
+#: ``limit`` characters, as the JVM gave it. Py4J's first line ("An error occurred while calling
+#: o<N>.load.") is left out: N counts the objects the process has made, so it grows from script
+#: to script in a kept session and would push the end of a cut message out of it.
+REFUSAL_SOURCE = textwrap.dedent(
+    """
+    def refusal(error, limit=400):
+        java = getattr(error, "java_exception", None)
+        message = str(java.toString()) if java is not None else str(error)
+        return "refused: " + type(error).__name__ + ": " + message[:limit]
+    """
+)
 
 #: What the subprocess runs: the session from the launch settings in its last argument (the
 #: ``spark.jars.packages`` among them go to delta-spark's helper as its extra packages), then one
@@ -176,7 +192,7 @@ class StockSession:
         assert process.stdin is not None
         offset = os.path.getsize(self.stderr.name)
         request = {
-            "body": textwrap.dedent(body),
+            "body": REFUSAL_SOURCE + textwrap.dedent(body),
             "argv": list(args),
             "settings": json.dumps({**self.settings, **(session_settings or {})}),
             "session_settings": session_settings or {},

@@ -113,7 +113,7 @@ def stock(
                     rows = reader.load(path).select("id").collect()
                     out[name][str(v)] = sorted(int(r[0]) for r in rows)
                 except Exception as e:
-                    out[name][str(v)] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
+                    out[name][str(v)] = refusal(e)
         emit(out)
     """
     import json

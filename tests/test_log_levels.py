@@ -27,6 +27,7 @@ from pyspark.sql import SparkSession
 from client_venvs import client_venv, run_python
 from conftest import FULL_MATRIX, age_log, delta_rs_ids, ids, run_stock_script
 from deltalog import assert_maintenance_files_describe_real_states
+from stock_session import REFUSAL_SOURCE
 
 PROPERTIES = (
     "'deltaLifecycle.logCompaction.interval' = '3', 'delta.checkpointInterval' = '50'"
@@ -99,7 +100,7 @@ STOCK_BODY = """
             try:
                 r[str(v)] = sorted(int(x[0]) for x in reader.load(path).select("id").collect())
             except Exception as e:
-                r[str(v)] = "refused: " + type(e).__name__ + ": " + str(e)[:300]
+                r[str(v)] = refusal(e)
         jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()
         log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path)
         deltas = log.unsafeVolatileSnapshot().logSegment().deltas()
@@ -124,7 +125,7 @@ spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "fal
          .getOrCreate())
 def emit(result):
     print("RESULT " + json.dumps(result))
-""" + "\n".join(line[4:] for line in STOCK_BODY.splitlines())
+""" + REFUSAL_SOURCE + "\n".join(line[4:] for line in STOCK_BODY.splitlines())
 
 
 @dataclass(frozen=True)

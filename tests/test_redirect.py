@@ -80,14 +80,14 @@ def stock(tables: Dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> D
                 rows = spark.read.format("delta").load(path).collect()
                 out[name + ".read"] = sorted(int(r[0]) for r in rows)
             except Exception as e:
-                out[name + ".read"] = "refused: " + str(e)[:400]
+                out[name + ".read"] = refusal(e)
             if name in ("rw", "wo"):
                 try:
                     df = spark.createDataFrame([(999,)], "id BIGINT")
                     df.write.format("delta").mode("append").save(path)
                     out[name + ".write"] = "written"
                 except Exception as e:
-                    out[name + ".write"] = "refused: " + str(e)[:400]
+                    out[name + ".write"] = refusal(e)
         emit(out)
     """
     paths = {n: str(tables[n]) for n in TABLE_NAMES}
