@@ -47,7 +47,11 @@ final class DropFeature(
     FilePartitions.withDeltaState(spark, FilePartitions.estimatedFiles(latest)) {
       val plan = Progress.run(spark, s"DROP FEATURE ${feature.name} on $displayName", 1) { p =>
         p.start("plan the drop from the latest version")
-        flows.planFor(feature, head, latest, truncateHistory)
+        val planned = flows.planFor(feature, head, latest, truncateHistory)
+        // A checkpoint may be delta-spark's, which rebuilds the state: refused now if that
+        // cannot fit, rather than after the first commits.
+        if (!dryRun && planned.steps.exists(_.checkpointed)) DeltaState.checkFits(latest)
+        planned
       }
       if (dryRun) planned(plan) else dropped(plan, execute(plan))
     }
