@@ -102,7 +102,7 @@ final class DropFeature(
     val clause = if (plan.mode == DropMode.TruncateHistory) " TRUNCATE HISTORY" else ""
     val operation = s"DROP FEATURE ${plan.feature.name}$clause on $displayName"
     Progress.run(spark, operation, plan.steps.size) { progress =>
-      val run = new DropRun(new BarrierCheckpoints(log, table, commits, progress))
+      val run = new DropRun(new BarrierCheckpoints(spark, log, table, commits, progress))
       plan.steps.foreach { step =>
         progress.start(step.label)
         step.work(run)
