@@ -213,7 +213,7 @@ object TableStorage {
           table.displayName,
           path.toString,
           uc.catalogName,
-          pathOperation.uc.name,
+          pathOperation.name,
           r.reason
         )
     }
