@@ -44,6 +44,8 @@
 #                   (tests/cluster/, docs/cluster.md; CI runs tests/cluster/test_cluster.py)
 #   make objectstore  start a local S3-compatible server (MinIO) and print its settings
 #   make objectstore-test  install, then every test on s3a:// tables (docs/object-stores.md)
+#   make governance-test  install, then every statement on the tables of a Unity Catalog that
+#                   holds the only keys of a MinIO bucket, with authorization on (docs/settings.md)
 #
 # Needs only Java 17, Python 3.10+ (with venv), curl and make: build/sbt fetches sbt. The
 # object-store tests also use Go, to build MinIO; without Go they fall back to moto.
@@ -78,7 +80,7 @@ SBT := build/sbt
 .PHONY: crash-test jar jar-all-lines jars wheel wheel-of-bundle test-venv smoke-lines test-all-lines venv install typecheck fmt fmt-check \
 	column-check ci-steps ci-scala-tests ci-python-setup \
 	test test-all pytest demo bench reliability differential compat-matrix \
-	objectstore objectstore-test cluster-test clean-jar docs site docs-test compat-docs
+	objectstore objectstore-test governance-test cluster-test clean-jar docs site docs-test compat-docs
 
 jar:
 	$(SBT) lifecycle/package lifecycle/publishM2
@@ -265,6 +267,7 @@ test-all: test
 	$(MAKE) differential
 	$(MAKE) cluster-test
 	$(MAKE) objectstore-test
+	$(MAKE) governance-test
 	$(MAKE) compat-matrix
 	$(MAKE) test-all-lines
 
@@ -326,6 +329,11 @@ objectstore: venv
 
 objectstore-test: install
 	DELTA_LIFECYCLE_OBJECTSTORE=1 $(VENV)/bin/pytest -q tests/objectstore
+
+# Unity Catalog (built from ../shared/vendor), MinIO and mc (from their Go modules) are built on
+# first use and cached outside the repository. CI runs none of it.
+governance-test: install
+	DELTA_LIFECYCLE_GOVERNANCE=1 $(VENV)/bin/pytest -q -rA tests/unitycatalog/test_governed.py
 
 # The full cluster suite: every statement, executor and worker kills, the 3.5 line's smoke on
 # the cluster (its jar too). CI runs none of it.

@@ -159,6 +159,11 @@ lazy val lifecycle = (project in file("scala"))
       ("org.apache.hadoop" % "hadoop-aws" % lv("hadoop") % Provided).intransitive(),
       (if (sparkLine.startsWith("3.")) "com.amazonaws" % "aws-java-sdk-s3" % lv("awssdk") % Provided
        else "software.amazon.awssdk" % "s3" % lv("awssdk") % Provided),
+      // Unity Catalog's client and its Hadoop credential module, to compile against only: UC's
+      // connector brings both wherever a session configures it, and nothing loads them otherwise
+      // (sql/unitycatalog).
+      ("io.unitycatalog" % "unitycatalog-client" % v("unitycatalog") % Provided).intransitive(),
+      ("io.unitycatalog" % "unitycatalog-hadoop" % v("unitycatalog") % Provided).intransitive(),
       "org.scalatest" %% "scalatest" % v("scalatest") % Test
     ),
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked") ++

@@ -1,4 +1,4 @@
-"""Benchmark (issue 14): S3 requests per operation on a real object store, this extension
+"""Benchmark: S3 requests per operation on a real object store, this extension
 against stock delta-spark.
 
 A MinIO server (``tests/objectstore/server.py``) is started for the run. Tables of
@@ -32,7 +32,7 @@ engine, setup, run and request type), objectstore-requests-summary.csv (extensio
 through bench/plot_objectstore.py, objectstore-requests.png.
 
 ``--levels`` measures only a cold ``count(*)`` on the tables LevelsBenchmark built under
-``bench/work/levels`` (issue 26: a checkpoint at 1000, then K one-file commits with the policy's
+``bench/work/levels`` (a checkpoint at 1000, then K one-file commits with the policy's
 levels of compactions, against the interval-10 worst case of the checkpoint plus 9 commits), in
 both engines, and writes objectstore-requests-levels.csv.
 """

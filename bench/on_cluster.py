@@ -1,4 +1,4 @@
-"""Benchmark (issue 23): the same statements on a two-worker standalone cluster and in
+"""Benchmark: the same statements on a two-worker standalone cluster and in
 ``local[2]``, with this project and with stock delta-spark, in one run.
 
 - DROP FEATURE deletionVectors on the table of bench/drop_feature.py (1,000 files, 100 of them

@@ -1,4 +1,4 @@
-"""Benchmark (issue 15): SET REDIRECT's copy against ``cp -r``, and UNSET REDIRECT's replay.
+"""Benchmark: SET REDIRECT's copy against ``cp -r``, and UNSET REDIRECT's replay.
 
 Copy: a real table of about 5 GB in 2,000 files (incompressible binary columns written by
 Spark, cached under ``bench/work/copy``) is redirected to a fresh directory on the same

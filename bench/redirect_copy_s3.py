@@ -1,4 +1,4 @@
-"""Benchmark (issue 33): SET REDIRECT between two buckets of one MinIO server, the store
+"""Benchmark: SET REDIRECT between two buckets of one MinIO server, the store
 copying each file itself (server-side) against the executors copying through streams, with
 ``mc cp --recursive`` (MinIO's client, which also has the server copy) as the reference.
 

@@ -160,14 +160,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return FolderGroupedScheduling(config, log)
 
 
-#: The extra packages on the classpath of this test process's JVM.
+#: The extra packages and jars on the classpath of this test process's JVM.
 _JVM_PACKAGES: Set[str] = set()
 
 
 def jvm_with_packages(packages: Sequence[str]) -> None:
-    """Make the next session's JVM one with ``packages`` on its classpath.
+    """Make the next session's JVM one with ``packages`` (Maven coordinates, or jars given as
+    ``spark.jars``) on its classpath.
 
-    ``spark.jars.packages`` is resolved only when pyspark launches its JVM, which then serves
+    ``spark.jars.packages`` (and ``spark.jars``) reach the driver's classpath only when pyspark
+    launches its JVM, which then serves
     every later session of the process, so a module whose packages the JVM lacks (hadoop-aws,
     Unity Catalog's connector) would miss them after another module's session. pyspark has no
     public way to relaunch, so this closes the gateway the way pyspark's own launcher arranges
@@ -200,7 +202,8 @@ def lifecycle_session(
     ``start_conf`` too (the administrator's settings), stopped when the generator closes. With
     ``hive``, tables by name live in Spark's own Hive metastore (tests/metastore.py);
     ``extra_packages`` go to ``configure_spark``."""
-    jvm_with_packages(extra_packages)
+    jars = [jar for jar in (start_conf or {}).get("spark.jars", "").split(",") if jar]
+    jvm_with_packages([*extra_packages, *jars])
     conf = {**SESSION_CONF, "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("warehouse"))}
     if hive:
         conf.update(hive_metastore_conf(tmp_path_factory.mktemp("metastore")))

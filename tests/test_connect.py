@@ -161,6 +161,10 @@ def test_delta_table_follows_a_redirect_over_connect(
     cannot run here: delta-spark's Connect plugin is not published for delta-spark 4.4.)"""
     from delta.tables import DeltaTable
 
+    from delta_lifecycle import route_delta_tables
+
+    # A Connect client makes its session without configure_spark: it installs the routing itself.
+    route_delta_tables()
     # What pyspark sets in a Connect application (SPARK_REMOTE, builder.remote()): delta-spark's
     # DeltaTable then hands the call to its Connect twin.
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")

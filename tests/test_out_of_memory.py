@@ -1,4 +1,4 @@
-"""Running out of memory is a typed error (issue 34).
+"""Running out of memory is a typed error.
 
 A log-only table of 150,000 files (``tests/log_only_table.py``) is planned and dropped
 (``DROP FEATURE deletionVectors``) in subprocesses whose driver has a small heap, and whose

@@ -2,7 +2,7 @@
 would start it (a production JVM, without the tests' switches): standard output holds only what the program printed (a script whose stdout is
 data must not get Ivy's lines), and every jar, this project's and delta-spark's with its
 dependencies, is one Spark hands to executors (``spark.jars`` set by the builder used to
-replace them: issue 23)."""
+replace them)."""
 
 from __future__ import annotations
 
@@ -60,3 +60,25 @@ def test_stdout_holds_only_the_programs_output_and_every_jar_is_shipped(tmp_path
     assert f"io.github.deltalifecycle_{artifact}-{version}.jar" in seen["jars"]
     assert any(n.startswith(f"io.delta_{delta_artifact}-") for n in seen["jars"])
     assert any(n.startswith("io.delta_delta-storage-") for n in seen["jars"])
+
+
+def test_importing_the_package_changes_nothing_and_configure_spark_routes_delta_tables() -> None:
+    """delta-spark's DeltaTable.forPath and forName are its own after `import delta_lifecycle`;
+    configure_spark (or route_delta_tables) wraps them, once."""
+    program = textwrap.dedent(
+        """
+        from delta.tables import DeltaTable
+        stock = dict(DeltaTable.__dict__)
+        import delta_lifecycle
+        unchanged = all(DeltaTable.__dict__[m] is stock[m] for m in ("forPath", "forName"))
+        delta_lifecycle.route_delta_tables()
+        wrapped = DeltaTable.__dict__["forPath"]
+        delta_lifecycle.route_delta_tables()
+        once = DeltaTable.__dict__["forPath"] is wrapped
+        print(unchanged, wrapped is not stock["forPath"], once)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         timeout=120, env=PRODUCTION_ENV)
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert run.stdout.split() == ["True", "True", "True"]

@@ -1,4 +1,4 @@
-"""The smoke suite of the other Spark lines (issue 16): for each line in
+"""The smoke suite of the other Spark lines: for each line in
 ``DELTA_LIFECYCLE_SMOKE_LINES`` (e.g. ``"3.5 4.0 4.1"``; none by default), a venv with that
 line's pyspark and delta-spark (tests/client_venvs.py) runs every statement once with this
 package and the line's bundled jar (tests/spark_line_smoke.py), then stock delta-spark of the

@@ -23,6 +23,7 @@ from delta_lifecycle.config import (
     hadoop_aws_package,
     jar_path,
     maven_coordinate,
+    route_delta_tables,
     spark_configuration,
 )
 from delta_lifecycle.errors import DeltaLifecycleError, UnsupportedSparkLineError
@@ -68,12 +69,6 @@ __all__ = [
     "jar_path",
     "log_progress",
     "maven_coordinate",
+    "route_delta_tables",
     "spark_configuration",
 ]
-
-# delta-spark's DeltaTable.forPath and DeltaTable.forName follow a redirect in every session with
-# this extension, classic or over Spark Connect, once the package is imported; in any other
-# session they are delta-spark's own (delta_lifecycle._delta_tables).
-from delta_lifecycle import _delta_tables  # noqa: E402
-
-_delta_tables.install()

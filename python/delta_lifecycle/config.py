@@ -356,8 +356,8 @@ def configure_spark(
       such catalogs on the builder before calling this.
 
     It also makes delta-spark's `DeltaTable.forPath` and `DeltaTable.forName` follow a
-    redirect in sessions with this extension (they build their table without asking any
-    catalog); in other sessions they are delta-spark's own.
+    redirect in sessions with this extension ([`route_delta_tables`][delta_lifecycle.config.route_delta_tables]);
+    in other sessions they are delta-spark's own.
 
     Values already on the builder are kept, so this can be combined with other
     configuration, before or after. Like delta-spark's `configure_spark_with_delta_pip`,
@@ -405,7 +405,30 @@ def configure_spark(
     # reading it is the only way to append to what the caller has already set.
     for key, value in spark_configuration(builder._options, extra_packages).items():
         builder.config(key, value)
-    # delta-spark's DeltaTable.forPath/forName skip every catalog; in this project's sessions
-    # they follow a redirect too (delta_lifecycle._delta_tables).
-    _delta_tables.install()
+    route_delta_tables()
     return builder
+
+
+def route_delta_tables() -> None:
+    """Make delta-spark's `DeltaTable.forPath` and `DeltaTable.forName` follow a redirect.
+
+    delta-spark builds the table behind these two without asking any catalog, so a redirect
+    would not reach it. This wraps both, once per process: in a session with this extension,
+    classic or over Spark Connect, they ask the session where the table is and hand
+    delta-spark the redirect's destination; in any other session they are delta-spark's own.
+    [`configure_spark`][delta_lifecycle.config.configure_spark] calls it; call it yourself
+    where the session is made without it: a Spark Connect client of a server started with
+    this extension, or a session that `spark-submit --conf` configured. Importing the package
+    does not call it: importing changes nothing.
+
+    Examples
+    --------
+    A table moved to `/new/events`, opened by its old path:
+
+    >>> from delta.tables import DeltaTable
+    >>> from delta_lifecycle import route_delta_tables
+    >>> route_delta_tables()
+    >>> DeltaTable.forPath(spark, "/data/events").detail().first()["location"]
+    'file:/new/events'
+    """
+    _delta_tables.install()

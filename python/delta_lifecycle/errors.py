@@ -209,6 +209,23 @@ class CatalogManagedTableError(DeltaLifecycleError):
     CONDITION = "DELTA_LIFECYCLE_CATALOG_MANAGED_TABLE"
 
 
+class CatalogPermissionDeniedError(DeltaLifecycleError):
+    """The catalog that governs the table does not grant this principal what the statement
+    needs: a privilege on the table (``PRIVILEGE``, MODIFY for a statement that writes), on the
+    schema a new table goes to (``SCHEMA_PRIVILEGE``), or credentials for a location that is no
+    table's (``PATH``, naming the path). Refused before anything was written."""
+
+    CONDITION = "DELTA_LIFECYCLE_CATALOG_PERMISSION_DENIED"
+
+
+class StorageAccessDeniedError(DeltaLifecycleError):
+    """The storage refused access to a table's files (the message names the path): the table
+    may well be there. Nothing was read or changed there; name the table through the catalog
+    that governs it, or give the session credentials for the path."""
+
+    CONDITION = "DELTA_LIFECYCLE_STORAGE_ACCESS_DENIED"
+
+
 class InvalidArgumentError(DeltaLifecycleError):
     """An argument of a statement (or a setting it reads) is out of range or malformed; the
     message says which, and what to give instead. Every sub-condition of

@@ -1,5 +1,5 @@
 """Every kind of statement once on a real standalone cluster, where the executors are other
-JVMs than the driver (issue 23): a plain Delta write in a session set up by configure_spark,
+JVMs than the driver: a plain Delta write in a session set up by configure_spark,
 the log statements, DROP FEATURE deletionVectors (a rewrite), SET/UNSET REDIRECT with an
 executor JVM killed by SIGKILL in the middle of the copy, and a streaming query that keeps
 running while its source and sink are redirected and brought back. The application's REST API shows
@@ -51,7 +51,7 @@ def assert_ran_on_executors(spark: SparkSession, after_job: int) -> Dict[str, An
 def test_a_plain_delta_write_works_and_every_jar_reaches_the_executors(
     spark: SparkSession, tmp_path: Path
 ) -> None:
-    """The failure that started issue 23: configure_spark's spark.jars replaced the jars
+    """The failure this module was written for: configure_spark's spark.jars replaced the jars
     Spark resolved for spark.jars.packages, so the executors had no delta-spark."""
     names = jar_names(spark)
     delta_artifact = delta_maven_coordinate().split(":")[1]

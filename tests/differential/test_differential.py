@@ -1,4 +1,4 @@
-"""The differential suite (issue 31): a session with this extension does everything a stock
+"""The differential suite: a session with this extension does everything a stock
 delta-spark session does, with the same results and the same errors.
 
 Two processes run the corpus (corpus.py) at the same time through runner.py, each with a Hive

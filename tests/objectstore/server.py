@@ -13,6 +13,11 @@ MinIO's client ``mc`` (the reference copy of the redirect benchmark, ``mc cp --r
 and the tests' way to add users) is built and cached the same way, from its own Go module, into
 ``.../delta-lifecycle/mc/<version>/mc``.
 
+A MinIO user other than root (:meth:`ObjectStore.add_user`, with ``mc admin``) can take
+temporary sessions from MinIO's STS (:meth:`ObjectStore.assume_role`): the governed Unity
+Catalog deployment (``tests/unitycatalog/governed.py``) gives its catalog server only such keys,
+and its Spark sessions none.
+
 The server serves its Prometheus metrics without authentication (it listens on 127.0.0.1 only),
 so :meth:`ObjectStore.request_counts` can count the S3 requests it served, by API.
 
@@ -214,6 +219,25 @@ def _free_port() -> int:
         return port
 
 
+@dataclass(frozen=True)
+class StsSession:
+    """Temporary credentials from an STS: what AWS's ``AssumeRole`` returns."""
+
+    access_key: str
+    secret_key: str
+    session_token: str
+    #: When they expire, in seconds since the epoch.
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    """One object of a bucket listing."""
+
+    size: int
+    etag: str
+
+
 @dataclass
 class ObjectStore:
     """A running S3-compatible server on localhost and how each client reaches it."""
@@ -318,6 +342,68 @@ class ObjectStore:
         command = [str(build_mc()), "--config-dir", str(self.workdir / "mc"), "--quiet", *args]
         return subprocess.run(command, env=env, capture_output=True, text=True, check=True,
                               timeout=timeout)
+
+    def add_user(self, user: str, secret: str, buckets: Sequence[str]) -> str:
+        """Create the MinIO user ``user`` (not the root user) that may read and write every
+        object of ``buckets`` and nothing else, through ``mc admin``; return the name of the
+        policy attached to it. MinIO only: moto has no users."""
+        if self.kind != "minio":
+            raise RuntimeError(f"{self.kind} has no users of its own; MinIO has")
+        policy_name = f"{user}-rw"
+        resources = [arn for b in buckets for arn in (f"arn:aws:s3:::{b}", f"arn:aws:s3:::{b}/*")]
+        document = {"Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Action": ["s3:*"], "Resource": resources},
+        ]}
+        policy_file = self.workdir / f"{policy_name}.json"
+        policy_file.write_text(json.dumps(document))
+        self.mc("admin", "user", "add", "local", user, secret, timeout=60)
+        self.mc("admin", "policy", "create", "local", policy_name, str(policy_file), timeout=60)
+        self.mc("admin", "policy", "attach", "local", policy_name, "--user", user, timeout=60)
+        return policy_name
+
+    def assume_role(
+        self, access_key: str, secret_key: str, duration_seconds: int = 12 * 3600,
+        policy: Optional[str] = None,
+    ) -> "StsSession":
+        """A temporary session from MinIO's STS ``AssumeRole``, called as the user of
+        ``access_key`` (a user :meth:`add_user` made: MinIO refuses temporary credentials and
+        service accounts as callers). The session has that user's rights, narrowed by
+        ``policy`` (an IAM policy document as JSON) when given. boto3 (a dependency of moto)
+        signs the call."""
+        import boto3
+
+        sts = boto3.client(
+            "sts", endpoint_url=self.endpoint, region_name=self.region,
+            aws_access_key_id=access_key, aws_secret_access_key=secret_key,
+        )
+        request: Dict[str, object] = {
+            # MinIO ignores both; AWS's API requires them.
+            "RoleArn": "arn:aws:iam::000000000000:role/delta-lifecycle-tests",
+            "RoleSessionName": "delta-lifecycle-tests",
+            "DurationSeconds": duration_seconds,
+        }
+        if policy is not None:
+            request["Policy"] = policy
+        credentials = sts.assume_role(**request)["Credentials"]
+        return StsSession(
+            credentials["AccessKeyId"], credentials["SecretAccessKey"],
+            credentials["SessionToken"], credentials["Expiration"].timestamp(),
+        )
+
+    def object_listing(self, bucket: str) -> Dict[str, "StoredObject"]:
+        """Every object of ``bucket`` by key, with its size and ETag, as the root user sees it
+        (a listing through boto3: pyarrow's does not give ETags)."""
+        import boto3
+
+        s3 = boto3.client(
+            "s3", endpoint_url=self.endpoint, region_name=self.region,
+            aws_access_key_id=self.access_key, aws_secret_access_key=self.secret_key,
+        )
+        listing: Dict[str, StoredObject] = {}
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+            for entry in page.get("Contents", []):
+                listing[entry["Key"]] = StoredObject(int(entry["Size"]), entry["ETag"].strip('"'))
+        return listing
 
     def describe(self) -> str:
         """Everything a person needs to point Spark or delta-rs at this server."""

@@ -22,6 +22,14 @@ connector (built here), ``io.unitycatalog:unitycatalog-client`` and ``-hadoop`` 
 Central, and ``spark.sql.catalog.<name>=io.unitycatalog.spark.UCSingleCatalog`` with ``.uri``
 and ``.token``: :meth:`UnityCatalogServer.spark_conf`.
 
+``start_unity_catalog(properties=...)`` starts one with settings of its own in
+``etc/conf/server.properties`` instead, such as ``server.authorization=enable`` and the
+per-bucket S3 keys (``s3.bucketPath.0``, ...): tests/unitycatalog/governed.py. With
+authorization on, the server writes its administrator's token to ``etc/conf/token.txt`` at
+start, which :attr:`UnityCatalogServer.token` then holds and every REST call here sends; other
+principals are users the administrator creates (:meth:`UnityCatalogServer.create_user`), with
+tokens of their own from a token exchange (:meth:`UnityCatalogServer.exchange_token`).
+
 Usage::
 
     python tests/unitycatalog/server.py build             # build (if absent), print the jars
@@ -47,10 +55,11 @@ import tarfile
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 log = logging.getLogger("delta_lifecycle.unitycatalog")
 
@@ -69,6 +78,12 @@ UC_MAVEN_PACKAGES = (
 BUILD_TIMEOUT_SECONDS = 40 * 60
 STARTUP_TIMEOUT_SECONDS = 180.0
 API = "/api/2.1/unity-catalog"
+#: The control API: users (SCIM 2) and token exchange.
+CONTROL_API = "/api/1.0/unity-control"
+#: RFC 8693 token exchange, the only grant Unity Catalog's token endpoint takes.
+TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
+ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 
 
 class UnityCatalogUnavailable(RuntimeError):
@@ -234,14 +249,37 @@ class UnityCatalogServer:
     workdir: Path
     log_file: Path
     catalogs: List[str] = field(default_factory=list)
+    #: With authorization on: the administrator's token, which every call here sends unless
+    #: it names another. None without authorization.
+    token: Optional[str] = None
 
-    def api(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Any:
-        """Call the REST API (``path`` after ``/api/2.1/unity-catalog``); the JSON answer."""
+    @property
+    def authorization(self) -> bool:
+        return self.token is not None
+
+    def api(self, method: str, path: str, body: Optional[Dict[str, Any]] = None,
+            token: Optional[str] = None) -> Any:
+        """Call the REST API (``path`` after ``/api/2.1/unity-catalog``) as the administrator,
+        or as the principal whose access ``token`` is given; the JSON answer."""
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(
-            f"{self.uri}{API}{path}", data=data, method=method,
-            headers={"Content-Type": "application/json"},
-        )
+        return self._call(f"{API}{path}", method, data, "application/json", token)
+
+    def control_api(self, method: str, path: str, body: Optional[Dict[str, Any]] = None,
+                    token: Optional[str] = None) -> Any:
+        """Call the control API (``path`` after ``/api/1.0/unity-control``), as :meth:`api`.
+        Its SCIM endpoints take and give ``application/scim+json``."""
+        data = json.dumps(body).encode() if body is not None else None
+        content_type = "application/scim+json" if path.startswith("/scim2/") else "application/json"
+        return self._call(f"{CONTROL_API}{path}", method, data, content_type, token)
+
+    def _call(self, path: str, method: str, data: Optional[bytes], content_type: str,
+              token: Optional[str], authorize: bool = True) -> Any:
+        headers = {"Content-Type": content_type}
+        bearer = token or self.token
+        if bearer and authorize:
+            headers["Authorization"] = f"Bearer {bearer}"
+        request = urllib.request.Request(f"{self.uri}{path}", data=data, method=method,
+                                         headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 text = response.read().decode()
@@ -249,9 +287,47 @@ class UnityCatalogServer:
             raise UnityCatalogError(e.code, e.read().decode(errors="replace")) from e
         return json.loads(text) if text else None
 
+    def create_user(self, email: str, name: Optional[str] = None) -> Dict[str, Any]:
+        """Create the enabled user ``email`` (SCIM 2, as the administrator): the principal a
+        token exchange for ``email`` then issues a token to, and grants name."""
+        user: Dict[str, Any] = self.control_api("POST", "/scim2/Users", {
+            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+            "userName": email,
+            "displayName": name or email.split("@", 1)[0],
+            "emails": [{"value": email, "primary": True}],
+            "active": True,
+        })
+        return user
+
+    def grant(self, securable_type: str, full_name: str, principal: str,
+              privileges: Sequence[str]) -> Dict[str, Any]:
+        """Grant ``privileges`` (as the API spells them: ``"USE CATALOG"``, ``"SELECT"``,
+        ``"CREATE TABLE"``, ...) on a securable (``catalog``, ``schema``, ``table``,
+        ``external_location``, ``metastore``, ...) to the user ``principal`` (an email)."""
+        answer: Dict[str, Any] = self.api(
+            "PATCH", f"/permissions/{securable_type}/{full_name}",
+            {"changes": [{"principal": principal, "add": list(privileges), "remove": []}]},
+        )
+        return answer
+
+    def exchange_token(self, id_token: str) -> str:
+        """Unity Catalog's access token for the principal of ``id_token``, an id token of an
+        issuer the server's ``server.allowed-issuers`` lists (its token exchange; see
+        tests/unitycatalog/token_issuer.py for what the server checks)."""
+        form = urllib.parse.urlencode({
+            "grant_type": TOKEN_EXCHANGE_GRANT,
+            "requested_token_type": ACCESS_TOKEN_TYPE,
+            "subject_token_type": ID_TOKEN_TYPE,
+            "subject_token": id_token,
+        }).encode()
+        answer = self._call(f"{CONTROL_API}/auth/tokens", "POST", form,
+                            "application/x-www-form-urlencoded", None, authorize=False)
+        access_token: str = answer["access_token"]
+        return access_token
+
     def create_catalog(self, name: str, storage_root: Optional[str] = None) -> Dict[str, Any]:
         """Create catalog ``name``, with managed storage under ``storage_root`` (a ``file:``
-        URI) when given."""
+        or, with an external location over it, ``s3://`` URI) when given."""
         body: Dict[str, Any] = {"name": name}
         if storage_root:
             body["storage_root"] = storage_root
@@ -267,16 +343,24 @@ class UnityCatalogServer:
         table: Dict[str, Any] = self.api("GET", f"/tables/{full_name}")
         return table
 
-    def spark_conf(self, catalog: str) -> Dict[str, str]:
+    def spark_conf(self, catalog: str, token: Optional[str] = None) -> Dict[str, str]:
         """The settings that make ``catalog`` a Spark catalog served by this server through
-        UC's connector. The session also needs :data:`UC_MAVEN_PACKAGES` in
-        ``spark.jars.packages`` (``configure_spark(builder, extra_packages=...)``)."""
-        return {
+        UC's connector, as the principal whose access ``token`` is given (the way UC's
+        connector documents now: ``.auth.type=static`` and ``.auth.token``; it refuses a
+        legacy ``.token`` beside them), else without a token. The session also needs
+        :data:`UC_MAVEN_PACKAGES` in ``spark.jars.packages``
+        (``configure_spark(builder, extra_packages=...)``)."""
+        conf = {
             "spark.jars": str(connector_jar()),
             f"spark.sql.catalog.{catalog}": "io.unitycatalog.spark.UCSingleCatalog",
             f"spark.sql.catalog.{catalog}.uri": self.uri,
-            f"spark.sql.catalog.{catalog}.token": "",
         }
+        if token is None:
+            conf[f"spark.sql.catalog.{catalog}.token"] = ""
+        else:
+            conf[f"spark.sql.catalog.{catalog}.auth.type"] = "static"
+            conf[f"spark.sql.catalog.{catalog}.auth.token"] = token
+        return conf
 
     def describe(self) -> str:
         lines = [
@@ -310,7 +394,7 @@ class UnityCatalogServer:
             return "(no log)"
 
 
-def _wait_until_serving(server: UnityCatalogServer) -> None:
+def _wait_until_serving(server: UnityCatalogServer, authorized: bool) -> None:
     deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
     last_error = "no answer yet"
     while time.monotonic() < deadline:
@@ -319,6 +403,10 @@ def _wait_until_serving(server: UnityCatalogServer) -> None:
             server.stop()
             raise RuntimeError(f"Unity Catalog exited with {server.process.returncode}:\n{tail}")
         try:
+            if authorized and server.token is None:
+                # Written at start, before the server serves; readable once it is whole.
+                token_file = server.workdir / "etc" / "conf" / "token.txt"
+                server.token = token_file.read_text().strip() or None
             server.api("GET", "/catalogs")
             return
         except (UnityCatalogError, urllib.error.URLError, OSError) as e:
@@ -330,24 +418,53 @@ def _wait_until_serving(server: UnityCatalogServer) -> None:
                        f"{last_error}\n{tail}")
 
 
-def start_unity_catalog() -> UnityCatalogServer:
-    """Build (if needed) and start a server on a free 127.0.0.1 port with an empty database."""
+def _write_properties(path: Path, settings: Mapping[str, str]) -> None:
+    """Set ``settings`` in the properties file ``path``: a key's line is replaced where the
+    file has one (the release's file lists every key, most of them empty), else appended.
+    Backslashes are escaped, the one character of a value that Java's properties format reads
+    as more than itself after the key."""
+    lines, left = [], {k: v.replace("\\", "\\\\") for k, v in settings.items()}
+    for line in path.read_text().splitlines():
+        key = line.split("=", 1)[0].strip()
+        if "=" in line and not line.lstrip().startswith("#") and key in left:
+            line = f"{key}={left.pop(key)}"
+        lines.append(line)
+    lines += [f"{key}={value}" for key, value in left.items()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def start_unity_catalog(
+    properties: Optional[Mapping[str, str]] = None,
+    env: Optional[Mapping[str, str]] = None,
+    classpath_first: Sequence[Path] = (),
+) -> UnityCatalogServer:
+    """Build (if needed) and start a server on a free 127.0.0.1 port with an empty database.
+
+    ``properties`` are set in its ``etc/conf/server.properties`` (the release's file, where
+    authorization is off and no storage has keys, is used as it is without them); ``env`` is
+    added to the server's environment; ``classpath_first`` goes ahead of the server's own
+    classpath. With ``server.authorization=enable`` the returned server's
+    :attr:`UnityCatalogServer.token` is the administrator's."""
     source = build()
     workdir = Path(tempfile.mkdtemp(prefix="delta-lifecycle-uc-"))
     shutil.copytree(source / "etc" / "conf", workdir / "etc" / "conf")
+    if properties:
+        _write_properties(workdir / "etc" / "conf" / "server.properties", properties)
+    authorized = (properties or {}).get("server.authorization", "disable") in ("enable", "true")
     (workdir / "etc" / "db").mkdir()
     port = _free_port()
     log_file = workdir / "server.log"
-    classpath = f"{server_jar()}:{(source / 'server' / 'target' / 'classpath').read_text().strip()}"
+    classpath = ":".join([*(str(p) for p in classpath_first), str(server_jar()),
+                          (source / "server" / "target" / "classpath").read_text().strip()])
     with open(log_file, "wb") as out:
         process = subprocess.Popen(
             ["java", "-Xmx512m", "-cp", classpath, "io.unitycatalog.server.UnityCatalogServer",
              "-p", str(port)],
             cwd=workdir, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True,
+            start_new_session=True, env={**os.environ, **(env or {})},
         )
     server = UnityCatalogServer(f"http://127.0.0.1:{port}", process, workdir, log_file)
-    _wait_until_serving(server)
+    _wait_until_serving(server, authorized)
     log.warning("Unity Catalog at %s (work dir %s)", server.uri, workdir)
     return server
 

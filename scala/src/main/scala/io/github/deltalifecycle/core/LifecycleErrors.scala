@@ -43,6 +43,73 @@ object LifecycleErrors {
   def notADeltaTable(path: String, why: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_NOT_A_DELTA_TABLE", "path" -> path, "reason" -> why)
 
+  /** The storage at `path` refused access (it exists, or may): never "not a Delta table". */
+  def storageAccessDenied(path: String, cause: Throwable): DeltaLifecycleException =
+    withCause(
+      cause,
+      StorageAccessDenied,
+      "path" -> path,
+      "reason" -> Option(cause.getMessage).map(_.linesIterator.next()).getOrElse(cause.toString)
+    )
+
+  val StorageAccessDenied = "DELTA_LIFECYCLE_STORAGE_ACCESS_DENIED"
+  private val CatalogPermissionDenied = "DELTA_LIFECYCLE_CATALOG_PERMISSION_DENIED"
+
+  def catalogPrivilegeMissing(
+      operation: String,
+      table: String,
+      catalog: String,
+      privilege: String,
+      reason: String
+  ): DeltaLifecycleException =
+    subError(
+      CatalogPermissionDenied,
+      "PRIVILEGE",
+      "operation" -> operation,
+      "table" -> table,
+      "catalog" -> catalog,
+      "privilege" -> privilege,
+      "reason" -> reason
+    )
+
+  def catalogSchemaPrivilegeMissing(
+      operation: String,
+      table: String,
+      target: String,
+      schema: String,
+      catalog: String,
+      privilege: String
+  ): DeltaLifecycleException =
+    subError(
+      CatalogPermissionDenied,
+      "SCHEMA_PRIVILEGE",
+      "operation" -> operation,
+      "table" -> table,
+      "target" -> target,
+      "schema" -> schema,
+      "catalog" -> catalog,
+      "privilege" -> privilege
+    )
+
+  def catalogPathDenied(
+      operation: String,
+      table: String,
+      path: String,
+      catalog: String,
+      pathOperation: String,
+      reason: String
+  ): DeltaLifecycleException =
+    subError(
+      CatalogPermissionDenied,
+      "PATH",
+      "operation" -> operation,
+      "table" -> table,
+      "path" -> path,
+      "catalog" -> catalog,
+      "pathOperation" -> pathOperation,
+      "reason" -> reason
+    )
+
   def tableNotFound(name: String): DeltaLifecycleException =
     error("DELTA_LIFECYCLE_TABLE_NOT_FOUND", "table" -> name)
 

@@ -1,6 +1,7 @@
 package io.github.deltalifecycle.core
 
 import java.io.FileNotFoundException
+import java.nio.file.AccessDeniedException
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
@@ -130,6 +131,9 @@ object LogListing {
           tablePath.toString,
           s"there is no ${LogFiles.LogDirName} directory"
         )
+      // A log the storage will not show may well be there: never "not a Delta table".
+      case e: AccessDeniedException =>
+        throw LifecycleErrors.storageAccessDenied(logPath.toString, e)
     }
   }
 

@@ -22,7 +22,8 @@ import org.apache.spark.sql.delta.util.FileNames
 final class TableLog private (
     val tablePath: Path,
     val hadoopConf: Configuration,
-    val catalog: Option[ManagingCatalog]
+    val catalog: Option[ManagingCatalog],
+    val storageOptions: Map[String, String]
 ) extends Logging {
   val fs: FileSystem = tablePath.getFileSystem(hadoopConf)
 
@@ -61,7 +62,7 @@ final class TableLog private (
 
   /** This table's log, reached through `catalog`, the catalog that manages its commits. */
   def throughCatalog(catalog: ManagingCatalog): TableLog =
-    new TableLog(tablePath, hadoopConf, Some(catalog))
+    new TableLog(tablePath, hadoopConf, Some(catalog), storageOptions)
 
   /**
    * The log from the newest checkpoint on, which is all the latest version needs: one read of
@@ -372,9 +373,18 @@ final class TableLog private (
 object TableLog {
   val LastCheckpointFileName = "_last_checkpoint"
 
-  def forPath(hadoopConf: Configuration, path: Path): TableLog = {
+  /**
+   * The log of the table at `path`, opened with `hadoopConf`. `storageOptions` are what that
+   * configuration holds beyond the session's (what a governing catalog vends for the table), which
+   * Spark reads of the table and delta-spark's `DeltaLog` take as options.
+   */
+  def forPath(
+      hadoopConf: Configuration,
+      path: Path,
+      storageOptions: Map[String, String] = Map.empty
+  ): TableLog = {
     val fs = path.getFileSystem(hadoopConf)
-    new TableLog(fs.makeQualified(path), hadoopConf, None)
+    new TableLog(fs.makeQualified(path), hadoopConf, None, storageOptions)
   }
 
   def forPath(hadoopConf: Configuration, path: String): TableLog =

@@ -8,7 +8,8 @@ import scala.jdk.CollectionConverters._
 import io.github.deltalifecycle.core.{LifecycleErrors, TableName}
 import io.github.deltalifecycle.features.redirect.{Access, Route}
 import io.github.deltalifecycle.shims.{CatalogForwarding, CatalogOwnedShim}
-import io.github.deltalifecycle.sql.routing.{CatalogTables, UnityCatalogs}
+import io.github.deltalifecycle.sql.routing.CatalogTables
+import io.github.deltalifecycle.sql.unitycatalog.UnityCatalogs
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.expressions.Transform

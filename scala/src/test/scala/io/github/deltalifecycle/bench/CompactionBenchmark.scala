@@ -14,7 +14,7 @@ import org.apache.spark.sql.delta.storage.LogStore
 import BenchSupport._
 
 /**
- * Log compaction benchmark (issue 4), three parts in one run:
+ * Log compaction benchmark, three parts in one run:
  *   1. cold snapshot construction (a fresh DeltaLog, then a count of the files) on a table with a
  *      checkpoint of `checkpointFiles` files and K one-file commits after it: stock delta-spark on
  *      plain commits, delta-spark on the same log with this project's compactions (one per 10

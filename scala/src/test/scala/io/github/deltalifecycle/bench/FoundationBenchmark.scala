@@ -12,8 +12,8 @@ import org.apache.spark.sql.delta.storage.LogStore
 import BenchSupport._
 
 /**
- * Foundation benchmark (issue 2): on a table with `commits` commits and a checkpoint every 100,
- * compares in one run
+ * Foundation benchmark: on a table with `commits` commits and a checkpoint every 100, compares in
+ * one run
  *   - DESCRIBE PROTOCOL HISTORY (this project) with delta-spark's DESCRIBE HISTORY, and
  *   - the log core's latest snapshot with DeltaLog.forTable(...).update() (and with update()
  *     followed by a count of the active files, the same work the core does).

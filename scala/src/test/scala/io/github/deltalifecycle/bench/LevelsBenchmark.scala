@@ -16,7 +16,7 @@ import org.apache.spark.sql.delta.storage.LogStore
 import BenchSupport._
 
 /**
- * Hierarchical log compaction benchmark (issue 26), three parts in one run:
+ * Hierarchical log compaction benchmark, three parts in one run:
  *   1. cold snapshots on tables with one checkpoint of `checkpointFiles` files and then K one-file
  *      commits (K = 10, 100, 500, 999): delta-spark and the log core on the log with the levels the
  *      policy writes at `delta.checkpointInterval = 1000`, against delta-spark on a checkpoint

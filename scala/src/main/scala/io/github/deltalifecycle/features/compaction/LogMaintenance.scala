@@ -66,7 +66,11 @@ object LogMaintenance extends Logging {
           executor.execute { () =>
             queued.remove(key)
             try {
-              val log = TableLog.forPath(SparkInternals.newHadoopConf(spark), deltaLog.dataPath)
+              val log = TableLog.forPath(
+                deltaLog.newDeltaHadoopConf(),
+                deltaLog.dataPath,
+                deltaLog.options
+              )
               run(spark, log, fromCheckpoint = checkpointVersion)
             } catch {
               case NonFatal(e) =>
@@ -152,7 +156,7 @@ object LogMaintenance extends Logging {
         /* delta-spark writes the checkpoint; building the snapshot checks that it supports the
          * protocol. */
         SparkSession.setActiveSession(spark)
-        val deltaLog = DeltaLog.forTable(spark, log.tablePath)
+        val deltaLog = DeltaLog.forTable(spark, log.tablePath, log.storageOptions)
         deltaLog.checkpoint(deltaLog.getSnapshotAt(version), None)
         remember(log, version)
         step("afterCheckpoint")

@@ -27,6 +27,7 @@ object RetainedHistory {
     val commits = TableLog.forPath(deltaLog.newDeltaHadoopConf(), deltaLog.dataPath).listing()
       .commits.filter(_.version <= snapshot.version).map(_.status.getPath.toString)
     commits.nonEmpty &&
-    !spark.read.schema(Action.logSchema).json(commits: _*).filter(actions).isEmpty
+    !spark.read.options(deltaLog.options).schema(Action.logSchema).json(commits: _*)
+      .filter(actions).isEmpty
   }
 }

@@ -19,7 +19,7 @@ private[redirect] final class DestinationChecks(
    * may not read as a table yet; it is a copy of the source, checked already.
    */
   def requireDirectCommitsAt(destPath: Path): Unit =
-    scala.util.Try(RedirectLookup.read(ctx.hadoopConf, destPath)).toOption.flatten
+    scala.util.Try(RedirectLookup.read(ctx.hadoopConf(destPath), destPath)).toOption.flatten
       .foreach(_.requireDirectCommits(destPath.toString, s"redirect $displayName to"))
 
   /**
@@ -49,13 +49,15 @@ private[redirect] final class DestinationChecks(
 
   /** Absent, or an empty directory, or one holding only this source's own pre-copy. */
   private def checkEmpty(dest: Path): Unit = {
-    val fs = dest.getFileSystem(ctx.hadoopConf)
+    val fs = dest.getFileSystem(ctx.hadoopConf(dest))
     if (fs.exists(dest)) {
       val status = fs.getFileStatus(dest)
       if (!status.isDirectory)
         throw LifecycleErrors.redirectDestinationNotEmpty(dest.toString, "it is a file")
       val entries = fs.listStatus(dest)
-      if (entries.nonEmpty && !PreCopyMarker.holdsPreCopyOf(ctx.hadoopConf, dest, log.tablePath)) {
+      if (
+        entries.nonEmpty && !PreCopyMarker.holdsPreCopyOf(ctx.hadoopConf(dest), dest, log.tablePath)
+      ) {
         val what = if (entries.exists(_.getPath.getName == LogFiles.LogDirName))
           "it holds a Delta table"
         else s"it holds ${entries.length} entries"
@@ -69,7 +71,7 @@ private[redirect] final class DestinationChecks(
    * log core.
    */
   def verifyCopy(dest: Path, version: Long): Unit = {
-    val destLog = TableLog.forPath(ctx.hadoopConf, dest)
+    val destLog = TableLog.forPath(ctx.hadoopConf(dest), dest)
     val listing = destLog.tailListing()
     if (listing.latestVersion != version) {
       throw LifecycleErrors.redirectCopyMismatch(

@@ -5,7 +5,13 @@ import java.nio.channels.FileChannel
 import java.nio.file.{Files, NoSuchFileException, StandardCopyOption, StandardOpenOption}
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{
+  FileSystem,
+  FilterFileSystem,
+  LocalFileSystem,
+  Path,
+  RawLocalFileSystem
+}
 import org.apache.hadoop.io.IOUtils
 
 /** How a copy moves a file's bytes; its `name` is what the result rows and progress say. */
@@ -65,24 +71,45 @@ private[redirect] object FileCopy {
    * How files go from `fromRoot` to `toRoot`. `probe` is an object of the source that the
    * destination's S3 client must be able to read for a server-side copy (a HEAD, nothing written).
    */
-  def route(conf: Configuration, fromRoot: Path, toRoot: Path, probe: Path): CopyRoute = {
-    val (fromFs, toFs) = (fromRoot.getFileSystem(conf), toRoot.getFileSystem(conf))
+  def route(
+      fromConf: Configuration,
+      toConf: Configuration,
+      fromRoot: Path,
+      toRoot: Path,
+      probe: Path
+  ): CopyRoute = {
+    val (fromFs, toFs) = (fromRoot.getFileSystem(fromConf), toRoot.getFileSystem(toConf))
     if (localFile(fromFs, fromRoot).isDefined && localFile(toFs, toRoot).isDefined)
       CopyRoute(CopyMode.Local, None)
-    else if (S3Copy.isS3A(fromFs) && S3Copy.isS3A(toFs)) {
-      S3Copy.refusal(fromFs, toFs, probe) match {
-        case None => CopyRoute(CopyMode.ServerSide, None)
-        case reason => CopyRoute(CopyMode.Streams, reason)
-      }
-    } else {
-      CopyRoute(
-        CopyMode.Streams,
-        Some(
-          s"server-side copies are made between s3a:// locations only; this copy is from " +
-            s"${fromFs.getScheme}:// to ${toFs.getScheme}://"
+    else (s3a(fromFs), s3a(toFs)) match {
+      case (Some(from), Some(to)) =>
+        S3Copy.refusal(from, to, probe) match {
+          case None => CopyRoute(CopyMode.ServerSide, None)
+          case reason => CopyRoute(CopyMode.Streams, reason)
+        }
+      case _ =>
+        CopyRoute(
+          CopyMode.Streams,
+          Some(
+            s"server-side copies are made between s3a:// locations only; this copy is from " +
+              s"${schemeOf(fromFs, fromRoot)}:// to ${schemeOf(toFs, toRoot)}://"
+          )
         )
-      )
     }
+  }
+
+  // The location's own scheme: a wrapping file system (a catalog's) may not name one.
+  private def schemeOf(fs: FileSystem, location: Path): String =
+    Option(location.toUri.getScheme).getOrElse(fs.getUri.getScheme)
+
+  /**
+   * The S3A file system `fs` is or wraps: a catalog's credential-scoped file system (Unity
+   * Catalog's) filters one of the credentials it vends.
+   */
+  private def s3a(fs: FileSystem): Option[FileSystem] = fs match {
+    case s if S3Copy.isS3A(s) => Some(s)
+    case f: FilterFileSystem => s3a(f.getRawFileSystem)
+    case _ => None
   }
 
   /** Copies `from` (of `length` bytes) to `to` the way `route` says. */
@@ -95,7 +122,11 @@ private[redirect] object FileCopy {
       length: Long,
       limits: S3Copy.Limits
   ): Outcome = route.mode match {
-    case CopyMode.ServerSide => S3Copy.copy(fromFs, from, toFs, to, length, limits)
+    case CopyMode.ServerSide =>
+      (s3a(fromFs), s3a(toFs)) match {
+        case (Some(s3From), Some(s3To)) => S3Copy.copy(s3From, from, s3To, to, length, limits)
+        case _ => copyStreams(fromFs, from, toFs, to)
+      }
     case _ =>
       (localFile(fromFs, from), localFile(toFs, to)) match {
         case (Some(source), Some(target)) =>

@@ -2,9 +2,12 @@ package io.github.deltalifecycle.features.redirect
 
 import java.util.concurrent.ConcurrentHashMap
 
+import scala.util.control.NonFatal
+
 import io.github.deltalifecycle.core.{
   ActionReader,
   CommitCoordination,
+  DeltaLifecycleException,
   LifecycleErrors,
   LogListing,
   TableLog
@@ -86,7 +89,14 @@ object RedirectLookup {
       case _ =>
     }
     val Found(latest, stamp, protocol, metadata) = refreshed.getOrElse {
-      val listing = scala.util.Try(log.tailListing()).toOption.getOrElse(return None)
+      val listing =
+        try log.tailListing()
+        catch {
+          // Access refused is not "no table here": the table's catalog may hold one.
+          case e: DeltaLifecycleException if e.condition == LifecycleErrors.StorageAccessDenied =>
+            throw e
+          case NonFatal(_) => return None
+        }
       val (protocol, metadata) = latestProtocolAndMetadata(log, listing)
       found(listing, protocol, metadata)
     }

@@ -22,9 +22,9 @@ final class RedirectPropertyChange(
 
   def run(key: String, newValue: Option[String]): RedirectResult = {
     val mode = modeWritten(key)
-    val log = TableLog.forPath(ctx.hadoopConf, path)
+    val log = TableLog.forPath(ctx.hadoopConf(path), path)
     val info = RedirectLookup.read(
-      ctx.hadoopConf,
+      ctx.hadoopConf(path),
       path
     ).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, "there is no Delta log"))
     info.requireDirectCommits(displayName, "change the redirect of")
@@ -38,7 +38,7 @@ final class RedirectPropertyChange(
       if (newValue.isDefined) "SET TBLPROPERTIES" else "UNSET TBLPROPERTIES",
       Map("redirectState" -> to)
     )
-    RedirectResult.describe(ctx, displayName, RedirectLookup.read(ctx.hadoopConf, path).get)
+    RedirectResult.describe(ctx, displayName, RedirectLookup.read(ctx.hadoopConf(path), path).get)
       .copy(commitVersions = Seq(version), steps = Seq(s"committed version $version: $from -> $to"))
   }
 
@@ -89,7 +89,7 @@ final class RedirectPropertyChange(
   /** A READY redirect must point somewhere real, allowed, and not redirected itself. */
   private def requireDestinationTable(info: RedirectInfo, c: RedirectConfig): Unit = {
     val dest = RedirectRouting.checkedDestinationPath(ctx, info.path, c)
-    if (RedirectLookup.read(ctx.hadoopConf, dest).isEmpty) {
+    if (RedirectLookup.read(ctx.hadoopConf(dest), dest).isEmpty) {
       throw LifecycleErrors.redirectDestinationNotDelta(displayName, c.spec.describe)
     }
   }

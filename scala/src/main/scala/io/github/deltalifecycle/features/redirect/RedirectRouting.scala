@@ -59,18 +59,52 @@ object UnityCatalogAccess {
 }
 
 /**
- * Session facts routing depends on: the application name (NoRedirectRules), the location prefixes a
- * redirect may point to (empty: any) and the setting they come from (for errors), how to find a
- * session catalog table's location, and how to reach Unity Catalog.
+ * How routing and the redirect procedures open a location's storage: `conf(path)` is the Hadoop
+ * configuration of the files at or under `path`. A table governed by a catalog opens with what the
+ * catalog vends for it, and a location that is no table's (a destination) with what it vends for
+ * that path; anywhere else one configuration serves every location.
+ */
+trait StorageAccess {
+  def conf(path: Path): Configuration
+
+  /**
+   * What `conf(path)` adds to the session's configuration: the settings a Spark read of files at or
+   * under `path` takes as its options.
+   */
+  def options(path: Path): Map[String, String]
+
+  /** The configuration that qualifies a location's name; it opens no file there. */
+  def names: Configuration
+}
+
+object StorageAccess {
+
+  /** One configuration, the session's, for every location. */
+  def uniform(hadoopConf: Configuration): StorageAccess = new StorageAccess {
+    def conf(path: Path): Configuration = hadoopConf
+    def options(path: Path): Map[String, String] = Map.empty
+    def names: Configuration = hadoopConf
+  }
+}
+
+/**
+ * Session facts routing depends on: how to open each location's storage, the application name
+ * (NoRedirectRules), the location prefixes a redirect may point to (empty: any) and the setting
+ * they come from (for errors), how to find a session catalog table's location, and how to reach
+ * Unity Catalog.
  */
 final case class RoutingContext(
-    hadoopConf: Configuration,
+    storage: StorageAccess,
     appName: String,
     allowedPrefixes: Seq[String],
     allowedPrefixesSetting: String,
     catalogTableLocation: String => Option[Path],
     unityCatalog: UnityCatalogAccess = UnityCatalogAccess.none
-)
+) {
+
+  /** The Hadoop configuration of the files at or under `path`. */
+  def hadoopConf(path: Path): Configuration = storage.conf(path)
+}
 
 /** Decides the route of one access; never reads data, only logs (through [[RedirectLookup]]). */
 object RedirectRouting {
@@ -79,7 +113,7 @@ object RedirectRouting {
   private val MaxChainReport = 8
 
   def route(ctx: RoutingContext, path: Path, access: Access, what: String): Route =
-    RedirectLookup.lookup(ctx.hadoopConf, path) match {
+    RedirectLookup.lookup(ctx.hadoopConf(path), path) match {
       case None => Route.Direct
       case Some(info) => route(ctx, info, access, what)
     }
@@ -205,7 +239,7 @@ object RedirectRouting {
   private def normalize(ctx: RoutingContext, location: String): String =
     scala.util.Try(Locations.qualify(
       location,
-      ctx.hadoopConf
+      ctx.storage.names
     )(LifecycleErrors.unusableRedirectTarget(location, _)).toString).getOrElse(location)
 
   /**
@@ -214,7 +248,7 @@ object RedirectRouting {
    * -> A), reported with the hops found.
    */
   private def checkNotChained(ctx: RoutingContext, source: Path, dest: Path): Unit = {
-    val destInfo = RedirectLookup.lookup(ctx.hadoopConf, dest)
+    val destInfo = RedirectLookup.lookup(ctx.hadoopConf(dest), dest)
     destInfo.flatMap(_.config) match {
       case None =>
       case Some(d) if marksDestinationOf(ctx, d, dest, source) =>
@@ -244,7 +278,8 @@ object RedirectRouting {
           current.flatMap(nextHop) match {
             case Some(next) =>
               done = visit(next.toString)
-              current = scala.util.Try(RedirectLookup.lookup(ctx.hadoopConf, next)).toOption.flatten
+              current =
+                scala.util.Try(RedirectLookup.lookup(ctx.hadoopConf(next), next)).toOption.flatten
             case None => done = true
           }
         }

@@ -14,7 +14,6 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.delta.actions.DeletionVectorDescriptor
 import org.apache.spark.sql.delta.util.FileNames
-import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
 
@@ -79,7 +78,8 @@ object ReferencedFiles {
   /**
    * The referenced files of the table at `root` (qualified) for the versions up to `upTo`, one row
    * per file, deduplicated. With `after`, only the files the commits after that version name (a
-   * copy that already has the files of the versions up to it): no checkpoint is read.
+   * copy that already has the files of the versions up to it): no checkpoint is read. The log is
+   * read as `storage` opens the table.
    *
    * Spark's readers read the log; the rest is two RDD aggregations (per action path, then per
    * file), which run in the job that first uses the result, as stages of it: no SQL window or
@@ -88,6 +88,7 @@ object ReferencedFiles {
    */
   def of(
       spark: SparkSession,
+      storage: StorageAccess,
       root: Path,
       listing: LogListing,
       upTo: Long,
@@ -99,6 +100,7 @@ object ReferencedFiles {
       compactions = listing.compactions.filter(_.end <= upTo),
       checksums = listing.checksums.filter(_._1 <= upTo)
     )
+    val options = storage.options(root)
     val base = after.fold(upToListing.earliestReconstructableVersion)(_ + 1)
     val checkpoint =
       if (after.isDefined || (upToListing.commit(0).isDefined && base == 0)) None
@@ -108,10 +110,11 @@ object ReferencedFiles {
     val fromCommits =
       if (commitPaths.isEmpty) None
       else Some(actions(
-        read(spark, commitPaths, json = true),
+        read(spark, options, commitPaths, json = true),
         regexp_extract(col("_metadata.file_name"), "^0*(\\d+)\\.json$", 1).cast(LongType)
       ))
-    val checkpointed = checkpoint.map(c => checkpointRows(spark, upToListing.logPath, c))
+    val checkpointed =
+      checkpoint.map(c => checkpointRows(spark, storage, options, upToListing.logPath, c))
     // The adds of the checkpoint that `where` keeps (a condition on its raw columns, pushed down).
     def fromCheckpoint(where: Column): Option[DataFrame] = checkpoint.zip(checkpointed).map {
       case (c, (rows, _)) => actions(rows.where(col("add").isNotNull && where), lit(c.version))
@@ -278,8 +281,13 @@ object ReferencedFiles {
     }
   }
 
-  private def read(spark: SparkSession, paths: Seq[String], json: Boolean): DataFrame = {
-    val reader = spark.read.schema(actionSchema)
+  private def read(
+      spark: SparkSession,
+      options: Map[String, String],
+      paths: Seq[String],
+      json: Boolean
+  ): DataFrame = {
+    val reader = spark.read.options(options).schema(actionSchema)
     if (json) reader.json(paths: _*) else reader.parquet(paths: _*)
   }
 
@@ -289,14 +297,17 @@ object ReferencedFiles {
    */
   private def checkpointRows(
       spark: SparkSession,
+      storage: StorageAccess,
+      options: Map[String, String],
       logPath: Path,
       c: LogCheckpoint
   ): (DataFrame, Long) = {
     val (jsonParts, parquetParts) =
       c.files.map(_.status.getPath.toString).partition(_.endsWith(".json"))
     val top =
-      (jsonParts.map(p => read(spark, Seq(p), json = true)) ++
-        (if (parquetParts.isEmpty) Nil else Seq(read(spark, parquetParts, json = false))))
+      (jsonParts.map(p => read(spark, options, Seq(p), json = true)) ++
+        (if (parquetParts.isEmpty) Nil
+         else Seq(read(spark, options, parquetParts, json = false))))
         .reduce(_ unionByName _)
     // A v2 checkpoint names a handful of sidecar files; their names are small to collect.
     val sidecarDir = FileNames.sidecarDirPath(logPath)
@@ -307,9 +318,9 @@ object ReferencedFiles {
       }.distinct.toSeq
     if (sidecars.isEmpty) (top, 0L)
     else {
-      val fs = logPath.getFileSystem(SparkInternals.newHadoopConf(spark))
+      val fs = logPath.getFileSystem(storage.conf(logPath))
       val bytes = sidecars.map(p => fs.getFileStatus(new Path(p)).getLen).sum
-      (top.unionByName(read(spark, sidecars, json = false)), bytes)
+      (top.unionByName(read(spark, options, sidecars, json = false)), bytes)
     }
   }
 

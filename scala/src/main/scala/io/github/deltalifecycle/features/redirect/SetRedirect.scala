@@ -30,7 +30,7 @@ final class SetRedirect(
     sourcePath: Path,
     displayName: String
 ) {
-  private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
+  private val log = TableLog.forPath(ctx.hadoopConf(sourcePath), sourcePath)
   // One SetRedirect per command: the report collects what this run does.
   private val report = new ProcedureReport
   private val checks = new DestinationChecks(ctx, log, displayName)
@@ -90,6 +90,9 @@ final class SetRedirect(
       RedirectPlan.of(ctx, displayName, current, Some(spec), refusals.result, steps)
     if (current.config.exists(isReady(_, enabling)))
       return planned(Seq(s"already READY to ${spec.describe}; nothing to do"))
+    // A destination whose storage cannot be opened (its catalog refuses the credentials) has
+    // nothing more to plan against.
+    if (!refusals.check(ctx.hadoopConf(destPath))) return planned(Nil)
     refusals.check(checks.requireDirectCommitsAt(destPath))
     val resuming = resumes(current, enabling).fold(e => { refusals.add(e); false }, identity)
     if (!resuming) {
@@ -97,7 +100,7 @@ final class SetRedirect(
       refusals.check(checks.checkTarget(target, destPath))
     }
     val upTo =
-      if (resuming) RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, current)
+      if (resuming) RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(current.path), current)
       else current.version
     Progress.run(spark, s"SET REDIRECT DRY RUN on $displayName", 2) { progress =>
       val (data, logFiles) = copies.forecast(current.metadata.id, destPath, upTo, progress)
@@ -323,12 +326,12 @@ final class SetRedirect(
 
   private def fresh(): RedirectInfo =
     RedirectLookup.read(
-      ctx.hadoopConf,
+      ctx.hadoopConf(sourcePath),
       sourcePath
     ).getOrElse(throw LifecycleErrors.notADeltaTable(sourcePath.toString, "there is no Delta log"))
 
   private def qualify(location: String): String =
-    Locations.qualify(location, ctx.hadoopConf)(
+    Locations.qualify(location, ctx.storage.names)(
       LifecycleErrors.unusableRedirectTarget(location, _)
     ).toString
 

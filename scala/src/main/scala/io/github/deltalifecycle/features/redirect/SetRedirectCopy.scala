@@ -27,7 +27,7 @@ private[redirect] final class SetRedirectCopy(
    * history, with the destination marked as this source's pre-copy first. Returns what was copied.
    */
   def preCopy(current: RedirectInfo, destPath: Path, progress: Progress): CopyStats = {
-    PreCopyMarker.write(ctx.hadoopConf, destPath, log.tablePath)
+    PreCopyMarker.write(ctx.hadoopConf(destPath), destPath, log.tablePath)
     val stats = tableCopy(current.metadata.id, progress).copyReferenced(
       log.tablePath,
       destPath,
@@ -55,7 +55,7 @@ private[redirect] final class SetRedirectCopy(
       progress: Progress,
       preCopiedUpTo: Option[Long]
   ): CopyStats = {
-    val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, enabled)
+    val copiedUpTo = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(enabled.path), enabled)
     val stats = tableCopy(enabled.metadata.id, progress).copyReferenced(
       log.tablePath,
       destPath,
@@ -67,7 +67,7 @@ private[redirect] final class SetRedirectCopy(
     )
     FaultInjection.step("setRedirect.afterFileCopy")
     checks.verifyCopy(destPath, copiedUpTo)
-    PreCopyMarker.remove(ctx.hadoopConf, destPath)
+    PreCopyMarker.remove(ctx.hadoopConf(destPath), destPath)
     report.note(
       s"copied ${stats.filesCopied - stats.logFilesCopied} data files and " +
         s"${stats.logFilesCopied} log files (${stats.bytesCopied} bytes) up to version " +
@@ -97,7 +97,7 @@ private[redirect] final class SetRedirectCopy(
 
   private def tableCopy(tableId: String, progress: Progress): TableCopy = new TableCopy(
     spark,
-    ctx.hadoopConf,
+    ctx.storage,
     progress,
     TableCopy.jobGroupId(tableId),
     s"SET REDIRECT on $displayName"

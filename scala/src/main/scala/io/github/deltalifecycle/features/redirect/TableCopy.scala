@@ -12,7 +12,6 @@ import io.github.deltalifecycle.core.{
   OutOfMemory,
   Progress
 }
-import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 import org.apache.spark.{Partitioner, SparkContext}
 import org.apache.spark.rdd.RDD
@@ -160,7 +159,7 @@ private[redirect] object ProbeOutcome {
  */
 final class TableCopy(
     spark: SparkSession,
-    hadoopConf: org.apache.hadoop.conf.Configuration,
+    storage: StorageAccess,
     progress: Progress,
     jobGroupId: String,
     label: String
@@ -191,13 +190,13 @@ final class TableCopy(
     if (after.contains(upTo)) {
       // Nothing committed since: the log files alone, which the driver holds (one job).
       if (log.isEmpty) CopyStats(0, 0, 0, route = Some(route))
-      else run(new ListedOnDriver(log), toRoot, "log files", faults, route)
+      else run(new ListedOnDriver(log), fromRoot, toRoot, "log files", faults, route)
     } else {
-      val data = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo, after)
+      val data = ReferencedFiles.of(spark, storage, qualify(fromRoot), listing, upTo, after)
       val files =
         if (log.isEmpty) data else data.union(sc.parallelize(log.map(Right(_)), 1))
       val what = if (log.isEmpty) "data files" else "data and log files"
-      run(new ListedOnExecutors(files), toRoot, what, faults, route)
+      run(new ListedOnExecutors(files), fromRoot, toRoot, what, faults, route)
     }
   }
 
@@ -209,9 +208,9 @@ final class TableCopy(
       upTo: Long,
       after: Option[Long] = None
   ): CopyForecast = withJobGroup(s"$label: list the files versions up to $upTo reference") {
-    val files = ReferencedFiles.of(spark, qualify(fromRoot), listing, upTo, after)
+    val files = ReferencedFiles.of(spark, storage, qualify(fromRoot), listing, upTo, after)
     val route = routeOf(fromRoot, toRoot, TableCopy.probeOf(listing, upTo))
-    forecast(new ListedOnExecutors(files), toRoot, route)
+    forecast(new ListedOnExecutors(files), fromRoot, toRoot, route)
   }
 
   /** What copying the log files `files` would copy; it writes nothing. */
@@ -219,6 +218,7 @@ final class TableCopy(
     withJobGroup(s"$label: check ${files.size} log files") {
       forecast(
         new ListedOnDriver(files.map(ReferencedFiles.logFile(qualify(fromRoot), _))),
+        fromRoot,
         toRoot,
         routeOf(fromRoot, toRoot, logProbe(fromRoot, files))
       )
@@ -230,13 +230,19 @@ final class TableCopy(
   private def routeOf(fromRoot: Path, toRoot: Path, probe: Path): CopyRoute =
     routes.getOrElseUpdate(
       (qualify(fromRoot), qualify(toRoot)),
-      FileCopy.route(hadoopConf, fromRoot, toRoot, probe)
+      FileCopy.route(storage.conf(fromRoot), storage.conf(toRoot), fromRoot, toRoot, probe)
     )
 
   private def logProbe(fromRoot: Path, files: Seq[FileStatus]): Path =
     files.headOption.fold(fromRoot)(_.getPath)
 
-  private def qualify(p: Path): Path = p.getFileSystem(hadoopConf).makeQualified(p)
+  private def qualify(p: Path): Path = p.getFileSystem(storage.conf(p)).makeQualified(p)
+
+  /** The configurations of both sides, for the tasks of one job (released after it). */
+  private def broadcastConfs(fromRoot: Path, toRoot: Path): SideConfs = SideConfs(
+    SparkInternals.broadcastHadoopConf(spark, storage.conf(fromRoot)),
+    SparkInternals.broadcastHadoopConf(spark, storage.conf(toRoot))
+  )
 
   private def withJobGroup[T](description: String)(body: => T): T = {
     val saved = SparkInternals.JobGroupProperties.map(k => k -> sc.getLocalProperty(k))
@@ -340,12 +346,13 @@ final class TableCopy(
 
   private def run(
       listed: Listed,
+      fromRoot: Path,
       toRoot: Path,
       what: String,
       faults: CopyFaults,
       route: CopyRoute
   ): CopyStats = {
-    val conf = SparkInternals.broadcastHadoopConf(spark, hadoopConf)
+    val conf = broadcastConfs(fromRoot, toRoot)
     try {
       if (listed.inPlace > 0) {
         progress.info(
@@ -410,8 +417,13 @@ final class TableCopy(
   }
 
   /** What a copy of `files` would do: one job that looks each file up at the target. */
-  private def forecast(listed: Listed, toRoot: Path, route: CopyRoute): CopyForecast = {
-    val conf = SparkInternals.broadcastHadoopConf(spark, hadoopConf)
+  private def forecast(
+      listed: Listed,
+      fromRoot: Path,
+      toRoot: Path,
+      route: CopyRoute
+  ): CopyForecast = {
+    val conf = broadcastConfs(fromRoot, toRoot)
     try {
       val toRootString = qualify(toRoot).toString
       val probed = listed.all.mapPartitions { it =>
@@ -446,6 +458,14 @@ final class TableCopy(
  * unless it runs in a test JVM, and the task acts on the first two only if its executor's JVM is
  * one too.
  */
+/**
+ * The Hadoop configurations a copy job's tasks open the source and the target with: each side opens
+ * with its own, which for a governed table is what its catalog vends for that location.
+ */
+private[redirect] final case class SideConfs(from: BroadcastHadoopConf, to: BroadcastHadoopConf) {
+  def destroy(): Unit = { from.destroy(); to.destroy() }
+}
+
 private[redirect] final case class CopyFaults(
     haltAt: Option[String],
     delayMillis: Long,
@@ -540,11 +560,11 @@ object TableCopy {
   private[redirect] val ServerSideCopiesPerTask = 8
 
   /** A file of a copy: where it is and where it goes, with their file systems. */
-  private final class Item(f: CopyFile, toRoot: Path, hadoopConf: Configuration) {
+  private final class Item(f: CopyFile, toRoot: Path, confs: SideConfs) {
     val from = new Path(f.source)
     val to = new Path(toRoot, new Path(null, null, f.target))
-    val fromFs: FileSystem = from.getFileSystem(hadoopConf)
-    val toFs: FileSystem = to.getFileSystem(hadoopConf)
+    val fromFs: FileSystem = from.getFileSystem(confs.from.value)
+    val toFs: FileSystem = to.getFileSystem(confs.to.value)
 
     /**
      * The source's size, or None when it is not there. A required file whose size the log gives
@@ -566,16 +586,15 @@ object TableCopy {
    * passed through the task go to its input and output metrics.
    */
   private def copyTask(
-      conf: BroadcastHadoopConf,
+      confs: SideConfs,
       toRoot: Path,
       files: Iterator[CopyFile],
       faults: CopyFaults,
       planned: CopyRoute
   ): TaskOutcome = {
-    val hadoopConf = conf.value
     // After the store refuses one server-side copy, the task's other files go through streams.
     val route = new AtomicReference(planned)
-    val copyOne = (f: CopyFile) => copyFile(new Item(f, toRoot, hadoopConf), f, route, faults)
+    val copyOne = (f: CopyFile) => copyFile(new Item(f, toRoot, confs), f, route, faults)
     val outcomes =
       if (planned.mode == CopyMode.ServerSide && faults.delayMillis == 0)
         inParallel(files, ServerSideCopiesPerTask)(copyOne)
@@ -676,11 +695,10 @@ object TableCopy {
   }
 
   /** Runs on an executor (DRY RUN): looks each file up at the source and the target; no writes. */
-  private def probeTask(conf: BroadcastHadoopConf, toRoot: Path, files: Iterator[CopyFile])
+  private def probeTask(confs: SideConfs, toRoot: Path, files: Iterator[CopyFile])
       : ProbeOutcome = {
-    val hadoopConf = conf.value
     files.filter(_.target != null).foldLeft(ProbeOutcome.Zero) { (out, f) =>
-      val item = new Item(f, toRoot, hadoopConf)
+      val item = new Item(f, toRoot, confs)
       item.fromLen match {
         case None if f.required =>
           out + ProbeOutcome(0, 0, 0, 0, 0, 1, Vector(s"${f.source} is missing at the source"))

@@ -36,7 +36,7 @@ final class UnsetRedirect(
     displayName: String
 ) {
   import UnsetRedirect._
-  private val log = TableLog.forPath(ctx.hadoopConf, sourcePath)
+  private val log = TableLog.forPath(ctx.hadoopConf(sourcePath), sourcePath)
 
   def run(): RedirectResult = {
     val info = fresh(sourcePath, displayName)
@@ -97,7 +97,7 @@ final class UnsetRedirect(
     val lastDestinationData = destInfo.config match {
       case None => destInfo.version
       case Some(d) if RedirectRouting.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
-        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, destInfo)
+        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(destInfo.path), destInfo)
       case Some(_) =>
         refusals.add(LifecycleErrors.redirectChain(Seq(
           log.tablePath.toString,
@@ -107,14 +107,18 @@ final class UnsetRedirect(
         destInfo.version
     }
     val after =
-      RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, info, dataChangesAllowed = true)
+      RedirectLookup.versionBeforeRedirect(
+        ctx.hadoopConf(info.path),
+        info,
+        dataChangesAllowed = true
+      )
     val replayFrom = lastReplayed(after).getOrElse(after) + 1
     Progress.run(spark, s"UNSET REDIRECT DRY RUN on $displayName", 1) { progress =>
       progress.start(s"list the data files written at $destPath, and look them up at the source")
       val data = tableCopy(destPath, progress).forecastReferenced(
         destPath,
         sourcePath,
-        TableLog.forPath(ctx.hadoopConf, destPath).listing(),
+        TableLog.forPath(ctx.hadoopConf(destPath), destPath).listing(),
         lastDestinationData,
         after = Some(after)
       )
@@ -137,7 +141,7 @@ final class UnsetRedirect(
   private def cancel(info: RedirectInfo, c: RedirectConfig): RedirectResult = {
     val version = Progress.run(spark, s"UNSET REDIRECT on $displayName", 1) { progress =>
       progress.start("cancel the unfinished redirect")
-      val before = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, info)
+      val before = RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(info.path), info)
       val (protocolBefore, _) = log.protocolAndMetadataAt(before, log.listingFor(before))
       LogCommitter.commit(
         log,
@@ -162,7 +166,7 @@ final class UnsetRedirect(
     val dropping = c.withState(RedirectState.DropInProgress)
     val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
     // The destination gets a marker commit, and its protocol and metadata come back to the source.
-    RedirectLookup.read(ctx.hadoopConf, destPath).foreach(
+    RedirectLookup.read(ctx.hadoopConf(destPath), destPath).foreach(
       _.requireDirectCommits(destPath.toString, s"bring the redirect of $displayName back from")
     )
 
@@ -172,7 +176,11 @@ final class UnsetRedirect(
       // Versions up to here are the source's own, shared by both logs; later destination
       // versions were written at the destination.
       val redirectedAfter =
-        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, source, dataChangesAllowed = true)
+        RedirectLookup.versionBeforeRedirect(
+          ctx.hadoopConf(source.path),
+          source,
+          dataChangesAllowed = true
+        )
       FaultInjection.step("unsetRedirect.afterSourceDrop")
 
       progress.start("mark the destination")
@@ -240,7 +248,7 @@ final class UnsetRedirect(
           isDestinationMarker = true
         )
         val v = LogCommitter.commitRebasing(
-          TableLog.forPath(ctx.hadoopConf, destPath),
+          TableLog.forPath(ctx.hadoopConf(destPath), destPath),
           destInfo.version,
           "UNSET REDIRECT",
           Map("state" -> marker.state.name, "role" -> "destination")
@@ -256,7 +264,7 @@ final class UnsetRedirect(
         v - 1
       case Some(d) if RedirectRouting.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
         report.note("resuming: the destination is already marked")
-        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf, destInfo)
+        RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(destInfo.path), destInfo)
       case Some(_) =>
         throw LifecycleErrors.redirectChain(Seq(log.tablePath.toString, destPath.toString, "..."))
     }
@@ -273,7 +281,7 @@ final class UnsetRedirect(
       progress: Progress,
       report: ProcedureReport
   ): CopyStats = {
-    val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
+    val destLog = TableLog.forPath(ctx.hadoopConf(destPath), destPath)
     val stats = tableCopy(destPath, progress).copyReferenced(
       destLog.tablePath,
       sourcePath,
@@ -292,9 +300,9 @@ final class UnsetRedirect(
   /** The copy back, in the job group of the destination table's id. */
   private def tableCopy(destPath: Path, progress: Progress): TableCopy = new TableCopy(
     spark,
-    ctx.hadoopConf,
+    ctx.storage,
     progress,
-    TableCopy.jobGroupId(RedirectLookup.read(ctx.hadoopConf, destPath).fold("unknown")(
+    TableCopy.jobGroupId(RedirectLookup.read(ctx.hadoopConf(destPath), destPath).fold("unknown")(
       _.metadata.id
     )),
     s"UNSET REDIRECT on $displayName"
@@ -317,7 +325,7 @@ final class UnsetRedirect(
       report: ProcedureReport
   ): Unit = {
     val replayedUpTo = lastReplayed(boundary).getOrElse(boundary)
-    val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
+    val destLog = TableLog.forPath(ctx.hadoopConf(destPath), destPath)
     val destListing = destLog.listing()
     var base = Option.empty[LogCommitter.CommitBase]
     for (k <- replayedUpTo + 1 to lastDestinationData) {
@@ -360,7 +368,7 @@ final class UnsetRedirect(
       lastDestinationData: Long,
       report: ProcedureReport
   ): Unit = {
-    val destLog = TableLog.forPath(ctx.hadoopConf, destPath)
+    val destLog = TableLog.forPath(ctx.hadoopConf(destPath), destPath)
     val (destProtocol, destMetadata) =
       destLog.protocolAndMetadataAt(lastDestinationData, destLog.listingFor(lastDestinationData))
     val v = LogCommitter.commit(
@@ -382,7 +390,7 @@ final class UnsetRedirect(
    * every commit copied back. A crash before it loses nothing: the table is already back.
    */
   private def checkpoint(report: ProcedureReport): Unit = {
-    val table = DeltaTableV2(spark, sourcePath)
+    val table = DeltaTableV2(spark, sourcePath, options = ctx.storage.options(sourcePath))
     val snapshot = table.update()
     DeltaState.checkpoint(table, snapshot)
     report.note(s"checkpointed the source at version ${snapshot.version}")
@@ -408,7 +416,7 @@ final class UnsetRedirect(
 
   private def fresh(path: Path, name: String): RedirectInfo =
     RedirectLookup.read(
-      ctx.hadoopConf,
+      ctx.hadoopConf(path),
       path
     ).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, s"$name has no Delta log"))
 }

@@ -88,6 +88,8 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
                 Access.Read,
                 index.path.toString
               )
+              // A read by path: its destination opens with the session's configuration, as the
+              // path itself does.
               SessionRouting.destinationPath(route).map { dest =>
                 LogicalRelation(DeltaTableV2(spark, dest).toBaseRelation, l.isStreaming)
               }.getOrElse(l)

@@ -100,6 +100,7 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
     case _ => false
   }
 
+  // A path's name, qualified as delta-spark opens a table by its path; no file is opened.
   private def qualified(location: String): Path = {
     val path = new Path(location)
     path.getFileSystem(spark.sessionState.newHadoopConf()).makeQualified(path)

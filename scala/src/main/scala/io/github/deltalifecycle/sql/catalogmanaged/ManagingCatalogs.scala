@@ -9,6 +9,7 @@ import io.github.deltalifecycle.core.{
 }
 import io.github.deltalifecycle.shims.CatalogManagedShim
 import io.github.deltalifecycle.sql.settings.AdministratorSettings
+import io.github.deltalifecycle.sql.unitycatalog.UnityCatalogs
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -29,7 +30,7 @@ object ManagingCatalogs {
       .filter(_ => CommitCoordination.isCatalogManaged(head.protocol))
       .map { ratified =>
         val catalogName = entry.identifier.catalog.getOrElse(SparkInternals.SessionCatalogName)
-        val unity = UnityCatalogTables.isConnector(SparkInternals.catalog(spark, catalogName))
+        val unity = UnityCatalogs.isConnector(SparkInternals.catalog(spark, catalogName))
         new ConnectorCatalog(
           description =
             if (unity) s"the catalog $catalogName (Unity Catalog)" else s"the catalog $catalogName",

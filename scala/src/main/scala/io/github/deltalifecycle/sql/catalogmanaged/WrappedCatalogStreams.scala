@@ -2,6 +2,7 @@ package io.github.deltalifecycle.sql.catalogmanaged
 
 import io.github.deltalifecycle.shims.{CatalogManagedShim, StreamingShim}
 import io.github.deltalifecycle.sql.RoutingCatalog
+import io.github.deltalifecycle.sql.unitycatalog.UnityCatalogs
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -60,14 +61,14 @@ object WrappedCatalogStreams extends Logging {
     private def isWrappedUnityCatalog(name: String): Boolean =
       SparkInternals.isCatalogRegistered(spark, name) &&
         (SparkInternals.catalog(spark, name) match {
-          case routing: RoutingCatalog => UnityCatalogTables.isConnector(routing.delegate)
+          case routing: RoutingCatalog => UnityCatalogs.isConnector(routing.delegate)
           case _ => false
         })
 
     private def withConnectorSettings[T](catalogs: Seq[String])(body: => T): T = {
       val view = SparkInternals.cloneSession(spark)
       catalogs.foreach(c =>
-        view.conf.set(s"spark.sql.catalog.$c", UnityCatalogTables.ConnectorClass)
+        view.conf.set(s"spark.sql.catalog.$c", UnityCatalogs.ConnectorClass)
       )
       val active = SparkSession.getActiveSession
       SparkSession.setActiveSession(view)

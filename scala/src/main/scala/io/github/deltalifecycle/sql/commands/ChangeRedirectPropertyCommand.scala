@@ -14,8 +14,9 @@ case class ChangeRedirectPropertyCommand(
     key: String,
     value: Option[String]
 ) extends RedirectCommand {
-  override def run(spark: SparkSession): Seq[Row] = changing(spark, table) { ctx =>
-    if (value.isDefined) CatalogTables.requireRouted(spark, table, s"set $key of")
-    new RedirectPropertyChange(spark, ctx, table.path, table.displayName).run(key, value)
+  override def run(spark: SparkSession): Seq[Row] = changing(spark, table, s"change $key of") {
+    ctx =>
+      if (value.isDefined) CatalogTables.requireRouted(spark, table, s"set $key of")
+      new RedirectPropertyChange(spark, ctx, table.path, table.displayName).run(key, value)
   }
 }

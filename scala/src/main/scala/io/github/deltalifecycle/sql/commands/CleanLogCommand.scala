@@ -3,7 +3,7 @@ package io.github.deltalifecycle.sql.commands
 import java.util.concurrent.TimeUnit
 
 import io.github.deltalifecycle.features.cleanup.LogCleanup
-import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess, TableStorage}
 import io.github.deltalifecycle.sql.plans.CleanLogStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -16,7 +16,10 @@ case class CleanLogCommand(table: LifecycleTableRef, retainHours: Option[Long], 
   override val output: Seq[Attribute] = CleanLogStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val log = TableAccess.log(spark, table)
+    val log = TableAccess.log(
+      spark,
+      if (dryRun) table else TableStorage.forWriting(spark, table, "clean the log of")
+    )
     val plan =
       LogCleanup.plan(log, retainHours.map(TimeUnit.HOURS.toMillis), System.currentTimeMillis())
     if (!dryRun) LogCleanup.execute(log, plan)

@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.compaction.LogCompaction
-import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess, TableStorage}
 import io.github.deltalifecycle.sql.plans.CompactLogStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -14,7 +14,7 @@ case class CompactLogCommand(table: LifecycleTableRef, range: Option[(Long, Long
   override val output: Seq[Attribute] = CompactLogStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val log = TableAccess.log(spark, table)
+    val log = TableAccess.log(spark, TableStorage.forWriting(spark, table, "compact the log of"))
     val outcome = range match {
       case Some((start, end)) =>
         LogCompaction.compact(log, log.listing(), start, end, sessionConf = spark.conf.getOption)

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.compatibility.DropImpact
 import io.github.deltalifecycle.features.dropfeature.{DropFeature, DropFeatureResult, DropMode}
-import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess, TableStorage}
 import io.github.deltalifecycle.sql.routing.StatementRouting
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import org.apache.spark.sql.{Row, SparkSession}
@@ -20,8 +20,10 @@ case class DropFeatureCommand(
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
+    val target =
+      if (dryRun) table else TableStorage.forWriting(spark, table, s"drop $feature from")
     val dropper =
-      new DropFeature(spark, TableAccess.log(spark, table), table.catalogTable, table.displayName)
+      new DropFeature(spark, TableAccess.log(spark, target), target.catalogTable, table.displayName)
     // One read of the latest version: the drop plans from it, the impact is judged on it.
     val head = dropper.log.latestHead()
     val r = StatementRouting.refusalsTyped("DROP FEATURE", table) {

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.compatibility.{DropFeaturesForClient, DropImpact}
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
-import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess, TableStorage}
 import io.github.deltalifecycle.sql.routing.StatementRouting
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -20,10 +20,13 @@ case class DropFeaturesForClientCommand(
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val log = TableAccess.log(spark, table)
+    val target =
+      if (dryRun) table
+      else TableStorage.forWriting(spark, table, s"drop the features $client does not support from")
+    val log = TableAccess.log(spark, target)
     val before = log.latestHead().protocol
     val results = StatementRouting.refusalsTyped("DROP FEATURES FOR CLIENT", table) {
-      new DropFeaturesForClient(spark, log, table.catalogTable, table.displayName)
+      new DropFeaturesForClient(spark, log, target.catalogTable, table.displayName)
         .run(client, forWrites, truncateHistory, dryRun)
     }
     if (!dryRun && results.nonEmpty)

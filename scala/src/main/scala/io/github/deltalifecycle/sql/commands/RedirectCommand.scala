@@ -2,8 +2,9 @@ package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.redirect.{RedirectPlan, RedirectResult, RoutingContext}
 import io.github.deltalifecycle.sql.plans.RedirectStatus
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import io.github.deltalifecycle.sql.routing.RedirectSession
+import io.github.deltalifecycle.sql.unitycatalog.PathOperation
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
@@ -57,13 +58,18 @@ trait RedirectCommand extends LeafRunnableCommand {
   ))
 
   /**
-   * Runs `change` of `table` with the session's routing context, then forgets the table's cached
-   * relation; the result is the command's row.
+   * Runs `change` of `table` (a statement that writes, `operation`) with the table opened to write
+   * ([[TableStorage.forWriting]]) and any other location for `elsewhere`, then forgets the table's
+   * cached relation; the result is the command's row.
    */
-  protected def changing(spark: SparkSession, table: LifecycleTableRef)(
-      change: RoutingContext => RedirectResult
-  ): Seq[Row] = {
-    val result = change(RedirectSession.context(spark))
+  protected def changing(
+      spark: SparkSession,
+      table: LifecycleTableRef,
+      operation: String,
+      elsewhere: PathOperation = PathOperation.ReadWrite
+  )(change: RoutingContext => RedirectResult): Seq[Row] = {
+    val writable = TableStorage.forWriting(spark, table, operation)
+    val result = change(RedirectSession.context(spark, writable, elsewhere, operation))
     refresh(spark, table)
     row(result)
   }

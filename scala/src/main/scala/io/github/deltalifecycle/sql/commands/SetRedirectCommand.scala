@@ -11,8 +11,9 @@ import io.github.deltalifecycle.features.redirect.{
   RedirectTarget,
   SetRedirect
 }
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import io.github.deltalifecycle.sql.routing.{CatalogTables, RedirectSession, UnityCatalogs}
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
+import io.github.deltalifecycle.sql.routing.{CatalogTables, RedirectSession}
+import io.github.deltalifecycle.sql.unitycatalog.{PathOperation, UnityCatalogs}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -40,17 +41,52 @@ case class SetRedirectCommand(
       case (_, Some(name)) => tableTarget(spark, name)
       case _ => throw new IllegalStateException("the parser requires a location or a table")
     }
+    // The destination is opened for what the run does there: a new Unity Catalog table's location
+    // with the credentials to create a table at it, any other with those to write.
+    val elsewhere = target match {
+      case t: RedirectTarget.ToTable if t.unityCatalog => PathOperation.CreateTable
+      case _ => PathOperation.ReadWrite
+    }
     if (dryRun) {
-      val ctx = RedirectSession.context(spark)
+      val ctx = RedirectSession.context(spark, table, elsewhere, Operation)
       val plan =
         new SetRedirect(spark, ctx, table.path, table.displayName).plan(target, mode, rules)
-      val unrouted = Try(CatalogTables.requireRouted(spark, table, Operation)).failed.toOption
-        .collect { case e: DeltaLifecycleException => RedirectRefusal.of(e) }
-      planRow(plan.copy(refusals = unrouted.toSeq ++ plan.refusals))
-    } else changing(spark, table) { ctx =>
-      CatalogTables.requireRouted(spark, table, Operation)
-      new SetRedirect(spark, ctx, table.path, table.displayName).run(target, mode, rules)
+      val refused = Seq(
+        Try(CatalogTables.requireRouted(spark, table, Operation)),
+        Try(TableStorage.forWriting(spark, table, Operation)),
+        Try(requireCreatable(spark, target))
+      ).flatMap(_.failed.toOption).collect { case e: DeltaLifecycleException =>
+        RedirectRefusal.of(e)
+      }
+      planRow(plan.copy(refusals = refused ++ plan.refusals))
+    } else {
+      requireCreatable(spark, target)
+      changing(spark, table, Operation, elsewhere) { ctx =>
+        CatalogTables.requireRouted(spark, table, Operation)
+        new SetRedirect(spark, ctx, table.path, table.displayName).run(target, mode, rules)
+      }
     }
+  }
+
+  /**
+   * Refuses a Unity Catalog table target that this principal may not create, as far as the catalog
+   * lists its grants, before anything is written (registering it is the run's last step).
+   */
+  private def requireCreatable(spark: SparkSession, target: RedirectTarget): Unit = target match {
+    case RedirectTarget.ToTable(name, _, false, true) =>
+      val Seq(catalog, schema, _) = TableName.parts(name)
+      UnityCatalogs.client(spark, catalog).filter(_.mayCreateTableIn(schema).contains(false))
+        .foreach { uc =>
+          throw LifecycleErrors.catalogSchemaPrivilegeMissing(
+            Operation,
+            table.displayName,
+            name,
+            TableName.sql(Seq(catalog, schema)),
+            uc.catalogName,
+            "CREATE TABLE"
+          )
+        }
+    case _ =>
   }
 
   private val Operation = "redirect"
@@ -64,7 +100,7 @@ case class SetRedirectCommand(
     name match {
       case Seq(catalog, schema, t)
           if !catalog.equalsIgnoreCase(SparkInternals.SessionCatalogName) =>
-        val uc = UnityCatalogs.server(spark, catalog).getOrElse(
+        val uc = UnityCatalogs.client(spark, catalog).getOrElse(
           throw LifecycleErrors.notSessionCatalogTable(TableName.sql(name))
         )
         val qualified = TableName.sql(name)
@@ -103,7 +139,7 @@ case class SetRedirectCommand(
       exists: Boolean,
       unityCatalog: Boolean
   ): RedirectTarget.ToTable = {
-    val ours = exists && RedirectLookup.read(RedirectSession.context(spark).hadoopConf, table.path)
+    val ours = exists && RedirectLookup.read(TableStorage.hadoopConf(spark, table), table.path)
       .flatMap(_.config).exists(_.spec.describe.equalsIgnoreCase(qualified))
     RedirectTarget.ToTable(qualified, location, exists && !ours, unityCatalog)
   }

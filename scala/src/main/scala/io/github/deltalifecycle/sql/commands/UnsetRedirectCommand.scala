@@ -1,8 +1,12 @@
 package io.github.deltalifecycle.sql.commands
 
-import io.github.deltalifecycle.features.redirect.UnsetRedirect
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import scala.util.Try
+
+import io.github.deltalifecycle.core.DeltaLifecycleException
+import io.github.deltalifecycle.features.redirect.{RedirectRefusal, UnsetRedirect}
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import io.github.deltalifecycle.sql.routing.RedirectSession
+import io.github.deltalifecycle.sql.unitycatalog.PathOperation
 import org.apache.spark.sql.{Row, SparkSession}
 
 /**
@@ -13,9 +17,14 @@ case class UnsetRedirectCommand(table: LifecycleTableRef, override val dryRun: B
     extends RedirectCommand {
   override def run(spark: SparkSession): Seq[Row] =
     if (dryRun) {
-      val ctx = RedirectSession.context(spark)
-      planRow(new UnsetRedirect(spark, ctx, table.path, table.displayName).plan())
-    } else changing(spark, table) { ctx =>
+      val ctx = RedirectSession.context(spark, table, PathOperation.Read, Operation)
+      val plan = new UnsetRedirect(spark, ctx, table.path, table.displayName).plan()
+      val refused = Try(TableStorage.forWriting(spark, table, Operation)).failed.toOption
+        .collect { case e: DeltaLifecycleException => RedirectRefusal.of(e) }
+      planRow(plan.copy(refusals = refused.toSeq ++ plan.refusals))
+    } else changing(spark, table, Operation) { ctx =>
       new UnsetRedirect(spark, ctx, table.path, table.displayName).run()
     }
+
+  private val Operation = "remove the redirect of"
 }

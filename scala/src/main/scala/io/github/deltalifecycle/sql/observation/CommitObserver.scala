@@ -71,6 +71,7 @@ object DeltaWriteTargets {
   def of(spark: SparkSession, plan: LogicalPlan): Seq[DeltaLog] = {
     val found = scala.collection.mutable.LinkedHashMap.empty[String, DeltaLog]
     def add(log: DeltaLog): Unit = found.getOrElseUpdate(log.dataPath.toString, log)
+    // A table the plan names by its path, opened as delta-spark opens a path: the session's way.
     def addPath(path: String): Unit =
       scala.util.Try(DeltaLog.forTable(spark, new Path(path))).foreach(add)
 

@@ -3,7 +3,6 @@ package io.github.deltalifecycle.sql.resolution
 import scala.jdk.CollectionConverters._
 
 import io.github.deltalifecycle.core.{LifecycleErrors, Locations, TableName}
-import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
@@ -28,9 +27,7 @@ case class LifecycleTableRef(
     displayName: String,
     catalogTable: Option[CatalogTable],
     catalog: Option[String] = None
-) {
-  def hadoopConf(spark: SparkSession): Configuration = SparkInternals.newHadoopConf(spark)
-}
+)
 
 /**
  * Resolves a statement's table name the way Delta users expect: ``delta.`/path` `` is a path;

@@ -15,7 +15,7 @@ import org.apache.spark.sql.SparkSession
 object TableAccess {
 
   def log(spark: SparkSession, table: LifecycleTableRef): TableLog = {
-    val log = TableLog.forPath(table.hadoopConf(spark), table.path)
+    val log = TableStorage.log(spark, table)
     table.catalogTable.flatMap(ManagingCatalogs.of(spark, _, log)).fold(log)(log.throughCatalog)
   }
 }

@@ -7,7 +7,7 @@ import scala.util.DynamicVariable
 import io.github.deltalifecycle.core.{LifecycleErrors, TableName}
 import io.github.deltalifecycle.features.redirect.{Access, Route}
 import io.github.deltalifecycle.sql.{LifecycleCatalog, RoutingCatalog}
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableCatalog, TableWritePrivilege}
@@ -83,8 +83,10 @@ object CatalogTables {
       val spark = SparkSession.active
       d.catalogTable.filterNot(_ => updatesCatalogEntries(spark)) match {
         case Some(ct) =>
-          val entry = ct.copy(storage = ct.storage.copy(locationUri = Some(dest.toUri)))
+          val entry = TableStorage.movedTo(spark, ct, dest, write = access != Access.Read)
           DeltaTableV2(spark, dest, catalogTable = Some(entry), tableIdentifier = d.tableIdentifier)
+        // No entry to carry (a table named by its path, or delta-spark writes entries back):
+        // the destination opens with the session's configuration, as a path does.
         case None => DeltaTableV2(spark, dest)
       }
     case Route.DestinationTable(name, _) => loadByName(SparkSession.active, name, access)

@@ -96,6 +96,7 @@ object DeltaTableRouting {
    */
   private def destination(spark: SparkSession, path: Path, what: String): Option[Path] =
     try {
+      // A table by its path opens with the session's configuration, as DeltaTable.forPath opens it.
       lazy val log = DeltaLog.forTable(spark, path)
       SessionRouting.destinationPath(SessionRouting.routeOpened(
         spark,

@@ -2,19 +2,55 @@ package io.github.deltalifecycle.sql.routing
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.features.redirect.RoutingContext
+import io.github.deltalifecycle.features.redirect.{Access, RoutingContext, StorageAccess}
 import io.github.deltalifecycle.core.TableName
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import io.github.deltalifecycle.sql.settings.AdministratorSettings
+import io.github.deltalifecycle.sql.unitycatalog.{PathOperation, UnityCatalogs}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.deltalifecycle.SparkInternals
+import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
 /** The session settings redirection reads, and the routing context built from them. */
 object RedirectSession {
 
-  def context(spark: SparkSession): RoutingContext = RoutingContext(
-    hadoopConf = SparkInternals.newHadoopConf(spark),
+  /** The context of routing an access the session makes: storage opens as the session's. */
+  def context(spark: SparkSession): RoutingContext = context(spark, TableStorage.session(spark))
+
+  /**
+   * The context of `operation`, a statement on `table`: its storage opens as [[TableStorage]] opens
+   * the table's, and a location that is no table's with what the table's catalog vends for it for
+   * `elsewhere`.
+   */
+  def context(
+      spark: SparkSession,
+      table: LifecycleTableRef,
+      elsewhere: PathOperation,
+      operation: String
+  ): RoutingContext = context(spark, TableStorage.access(spark, table, elsewhere, operation))
+
+  /**
+   * The context of routing `access` to `table`, which a catalog loaded at `path`: a table of a
+   * governing catalog opens as the catalog vends it, and a location that is no table's (its
+   * redirect's destination) with what the catalog vends for that path.
+   */
+  def context(spark: SparkSession, table: DeltaTableV2, path: Path, access: Access)
+      : RoutingContext =
+    table.catalogTable match {
+      case Some(entry) =>
+        val ref = LifecycleTableRef(
+          path,
+          TableName.sql(entry.identifier.nameParts),
+          Some(entry),
+          entry.identifier.catalog
+        )
+        val elsewhere = if (access == Access.Read) PathOperation.Read else PathOperation.ReadWrite
+        context(spark, ref, elsewhere, operation = "route an access to")
+      case None => context(spark)
+    }
+
+  private def context(spark: SparkSession, storage: StorageAccess): RoutingContext = RoutingContext(
+    storage = storage,
     appName = appName(spark),
     allowedPrefixes = allowedPrefixes(spark),
     allowedPrefixesSetting = AdministratorSettings.AllowedLocationPrefixes,

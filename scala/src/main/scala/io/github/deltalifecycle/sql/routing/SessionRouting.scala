@@ -4,19 +4,22 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, TableLog, TableName}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors, TableLog, TableName}
 import io.github.deltalifecycle.features.redirect.{
   Access,
   RedirectConfig,
   RedirectInfo,
   RedirectLookup,
   RedirectRouting,
-  Route
+  Route,
+  RoutingContext
 }
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
+import io.github.deltalifecycle.sql.unitycatalog.PathOperation
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.delta.{DeltaLog, Snapshot}
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
@@ -36,24 +39,38 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
 object SessionRouting extends Logging {
 
   def route(spark: SparkSession, path: Path, access: Access, what: String): Route =
-    underPolicy[Route](path, Route.Direct) {
-      RedirectRouting.route(RedirectSession.context(spark), path, access, what)
+    route(RedirectSession.context(spark), path, access, what)
+
+  /** The route of `access` to `table`, a statement's, whose storage opens as its catalog's. */
+  def route(spark: SparkSession, table: LifecycleTableRef, access: Access): Route = {
+    val elsewhere = if (access == Access.Read) PathOperation.Read else PathOperation.ReadWrite
+    val ctx = RedirectSession.context(spark, table, elsewhere, "route an access to")
+    route(ctx, table.path, access, table.displayName)
+  }
+
+  private def route(ctx: RoutingContext, path: Path, access: Access, what: String): Route =
+    underPolicy[Route](path, Route.Direct)(RedirectRouting.route(ctx, path, access, what))
+
+  /**
+   * The redirect facts of the table at `path` (the catalog entry `entry` describes it, if it has
+   * one) as they are now (no per-query cache), under the same policy: None where there is no Delta
+   * table, or none this project's core can read.
+   */
+  def read(spark: SparkSession, path: Path, entry: Option[CatalogTable]): Option[RedirectInfo] =
+    underPolicy(path, Option.empty[RedirectInfo]) {
+      RedirectLookup.read(TableStorage.hadoopConf(spark, entry), path)
     }
 
   /**
-   * The redirect facts of the table at `path` as they are now (no per-query cache), under the same
-   * policy: None where there is no Delta table, or none this project's core can read.
+   * The error policy above: typed errors are the answer, any other failure leaves `fallback`. A
+   * storage that refused this project's read is a failure to read, not an answer: delta-spark may
+   * hold credentials for the table that this project's lookup did not get (a stream's options).
    */
-  def read(spark: SparkSession, path: Path): Option[RedirectInfo] =
-    underPolicy(path, Option.empty[RedirectInfo]) {
-      RedirectLookup.read(SparkInternals.newHadoopConf(spark), path)
-    }
-
-  /** The error policy above: typed errors are the answer, any other failure leaves `fallback`. */
   private def underPolicy[T](path: Path, fallback: T)(body: => T): T =
     try body
     catch {
-      case e: DeltaLifecycleException => throw e
+      case e: DeltaLifecycleException if e.condition != LifecycleErrors.StorageAccessDenied =>
+        throw e
       case NonFatal(e) =>
         warnOnce(path, e)
         fallback
@@ -76,15 +93,16 @@ object SessionRouting extends Logging {
       access: Access,
       what: String
   ): Route =
-    routeOpened(
-      spark,
-      table.deltaLog,
-      facts(table.initialSnapshot),
-      table.timeTravelOpt.isDefined,
-      path,
-      access,
-      what
-    )
+    if (
+      openedWithoutRedirect(
+        spark,
+        table.deltaLog,
+        facts(table.initialSnapshot),
+        table.timeTravelOpt.isDefined,
+        path
+      )
+    ) Route.Direct
+    else route(RedirectSession.context(spark, table, path, access), path, access, what)
 
   /**
    * [[route]] for a table delta-spark opened some other way: `deltaLog` at the version, protocol
@@ -120,13 +138,23 @@ object SessionRouting extends Logging {
 
   /**
    * The table `route` sends an access to, when it is not the table itself: a location, or a catalog
-   * table as its catalog registers it.
+   * table as its catalog registers it. A location that `from`, a table of a catalog, is redirected
+   * to opens with what that catalog vends for the location, for `access` (its entry, moved there,
+   * names no catalog: the location is no table of it).
    */
-  def destinationTable(spark: SparkSession, route: Route): Option[LifecycleTableRef] =
+  def destinationTable(
+      spark: SparkSession,
+      route: Route,
+      from: Option[(LifecycleTableRef, Access)] = None
+  ): Option[LifecycleTableRef] =
     route match {
       case Route.Direct => None
       case Route.Destination(dest) =>
-        Some(LifecycleTableRef(dest, TableName.ofPath(dest.toString), None))
+        val moved = from.flatMap { case (table, access) =>
+          table.catalogTable
+            .flatMap(TableStorage.governedAt(spark, _, dest, write = access != Access.Read))
+        }
+        Some(LifecycleTableRef(dest, TableName.ofPath(dest.toString), moved))
       case Route.DestinationTable(name, _) =>
         Some(LifecycleTableRef.resolve(spark, TableName.parts(name)))
     }
@@ -139,7 +167,8 @@ object SessionRouting extends Logging {
       path: Path
   ): Boolean =
     try {
-      val hadoopConf = SparkInternals.newHadoopConf(spark)
+      // Qualifies `path` and looks it up in memory: no file is opened.
+      lazy val hadoopConf = deltaLog.newDeltaHadoopConf()
       val stalenessLimit =
         SparkInternals.sqlConf(spark).getConf(DeltaSQLConf.DELTA_ASYNC_UPDATE_STALENESS_TIME_LIMIT)
       !timeTravel && stalenessLimit == 0 &&

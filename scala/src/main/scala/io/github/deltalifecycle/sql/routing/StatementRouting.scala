@@ -18,7 +18,8 @@ object StatementRouting {
   def routed(spark: SparkSession, table: LifecycleTableRef, access: Access): LifecycleTableRef =
     SessionRouting.destinationTable(
       spark,
-      SessionRouting.route(spark, table.path, access, table.displayName)
+      SessionRouting.route(spark, table, access),
+      Some((table, access))
     ).getOrElse(table)
 
   /**

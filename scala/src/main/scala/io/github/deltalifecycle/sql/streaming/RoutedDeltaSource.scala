@@ -8,6 +8,7 @@ import io.github.deltalifecycle.features.redirect.{
   RedirectLookup,
   VersionCorrespondence
 }
+import io.github.deltalifecycle.sql.resolution.TableStorage
 import io.github.deltalifecycle.sql.routing.SessionRouting
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
@@ -18,7 +19,6 @@ import org.apache.spark.sql.connector.read.streaming.{
   SupportsAdmissionControl,
   SupportsTriggerAvailableNow
 }
-import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.delta.sources.{DeltaDataSource, DeltaSource, DeltaSourceOffset}
 import org.apache.spark.sql.execution.streaming.{Offset, Source}
 import org.apache.spark.sql.types.StructType
@@ -208,5 +208,5 @@ final class RoutedDeltaSource(
 
   private def sameLocation(a: Path, b: Path): Boolean = StreamRouting.sameLocation(spark, a, b)
 
-  private def hadoopConf = SparkInternals.newHadoopConf(spark)
+  private def hadoopConf = TableStorage.hadoopConf(spark, table.catalogTable)
 }

@@ -5,7 +5,7 @@ import scala.util.Try
 import io.github.deltalifecycle.core.TableName
 import io.github.deltalifecycle.features.redirect.{Access, RedirectRouting, RedirectState, Route}
 import io.github.deltalifecycle.shims.StreamingShim
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import io.github.deltalifecycle.sql.routing.{RedirectSession, SessionRouting}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.network.util.JavaUtils
@@ -17,7 +17,12 @@ import org.apache.spark.sql.delta.DeltaLog
  * The table a streaming query names: by path, or by name in a catalog (then `origin` is the
  * location the catalog registers, whatever location a routed table handed to the query).
  */
-final case class StreamedTable(origin: Path, name: String, catalogTable: Option[CatalogTable])
+final case class StreamedTable(origin: Path, name: String, catalogTable: Option[CatalogTable]) {
+
+  /** The table as a statement names it: in its catalog, whose storage it opens with. */
+  def ref: LifecycleTableRef =
+    LifecycleTableRef(origin, name, catalogTable, catalogTable.flatMap(_.identifier.catalog))
+}
 
 object StreamedTable {
 
@@ -67,9 +72,8 @@ object StreamRouting {
 
   /** The location a read of `table` goes to now. */
   def readLocation(spark: SparkSession, table: StreamedTable): Path =
-    SessionRouting.destinationPath(
-      SessionRouting.route(spark, table.origin, Access.Read, table.name)
-    ).getOrElse(table.origin)
+    SessionRouting.destinationPath(SessionRouting.route(spark, table.ref, Access.Read))
+      .getOrElse(table.origin)
 
   /**
    * Where a micro-batch written to `table` goes now, or the IN-PROGRESS state that keeps it from
@@ -80,10 +84,10 @@ object StreamRouting {
       spark: SparkSession,
       table: StreamedTable
   ): Either[WriteInProgress, StreamTarget] =
-    if (notRedirected(spark, table.origin)) Right(StreamTarget(table.origin, table.catalogTable))
+    if (notRedirected(spark, table)) Right(StreamTarget(table.origin, table.catalogTable))
     else {
       val ctx = RedirectSession.context(spark)
-      val info = readRedirect(spark, table.origin)
+      val info = readRedirect(spark, table)
       info.flatMap(_.config) match {
         case Some(c) if !c.isDestinationMarker && c.state != RedirectState.Ready =>
           val next =
@@ -110,21 +114,23 @@ object StreamRouting {
 
   /** The state of `table`'s redirect, for messages: NORMAL when it has none. */
   def stateOf(spark: SparkSession, table: StreamedTable): String =
-    readRedirect(spark, table.origin).map(_.state).getOrElse(RedirectState.Normal)
+    readRedirect(spark, table).map(_.state).getOrElse(RedirectState.Normal)
 
   private def targetOf(spark: SparkSession, table: StreamedTable, route: Route): StreamTarget =
     SessionRouting.destinationTable(spark, route)
       .map(dest => StreamTarget(dest.path, dest.catalogTable))
       .getOrElse(StreamTarget(table.origin, table.catalogTable))
 
-  private def readRedirect(spark: SparkSession, path: Path) = SessionRouting.read(spark, path)
+  private def readRedirect(spark: SparkSession, table: StreamedTable) =
+    SessionRouting.read(spark, table.origin, table.catalogTable)
 
   /**
    * delta-spark's latest version of the table, read as its sink reads it before each batch, shows
    * no redirect (the fast path every entry point shares).
    */
-  private def notRedirected(spark: SparkSession, path: Path): Boolean = {
-    lazy val log = DeltaLog.forTable(spark, path)
-    SessionRouting.openedNotRedirected(spark, log, log.update(), path)
+  private def notRedirected(spark: SparkSession, table: StreamedTable): Boolean = {
+    lazy val log =
+      DeltaLog.forTable(spark, table.origin, TableStorage.storageOptions(table.catalogTable))
+    SessionRouting.openedNotRedirected(spark, log, log.update(), table.origin)
   }
 }

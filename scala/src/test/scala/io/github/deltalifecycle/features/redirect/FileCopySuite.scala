@@ -86,11 +86,11 @@ class FileCopySuite extends AnyFunSuite {
     withDir { dir =>
       val root = new Path(dir.toURI.toString)
       val probe = new Path(root, "a/_delta_log/00000000000000000000.json")
-      assert(FileCopy.route(conf, new Path(root, "a"), new Path(root, "b"), probe) === local)
+      assert(FileCopy.route(conf, conf, new Path(root, "a"), new Path(root, "b"), probe) === local)
       val other = new Configuration()
       other.set("fs.other.impl", classOf[OtherFileSystem].getName)
       other.setBoolean("fs.other.impl.disable.cache", true)
-      val streams = FileCopy.route(other, new Path(root, "a"), new Path("other:/b"), probe)
+      val streams = FileCopy.route(other, other, new Path(root, "a"), new Path("other:/b"), probe)
       assert(streams.mode === CopyMode.Streams)
       assert(streams.reason.exists(_.contains("from file:// to other://")), streams)
     }

@@ -26,7 +26,13 @@ class RedirectRoutingSuite extends AnyFunSuite {
       allowedPrefixes: Seq[String] = Nil,
       catalog: Map[String, Path] = Map.empty
   ): RoutingContext =
-    RoutingContext(new Configuration(), app, allowedPrefixes, "allowed", catalog.get)
+    RoutingContext(
+      StorageAccess.uniform(new Configuration()),
+      app,
+      allowedPrefixes,
+      "allowed",
+      catalog.get
+    )
 
   private def redirect(
       state: RedirectState,

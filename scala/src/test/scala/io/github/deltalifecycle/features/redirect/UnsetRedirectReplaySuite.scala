@@ -68,7 +68,7 @@ class UnsetRedirectReplaySuite extends AnyFunSuite with LifecycleSparkSession {
     val conf = spark.sessionState.newHadoopConf()
     conf.set("fs.file.impl", classOf[CountingLocalFileSystem].getName)
     conf.setBoolean("fs.file.impl.disable.cache", true)
-    val ctx = RedirectSession.context(spark).copy(hadoopConf = conf)
+    val ctx = RedirectSession.context(spark).copy(storage = StorageAccess.uniform(conf))
     CountingLocalFileSystem.reset()
     new UnsetRedirect(spark, ctx, new Path(src), src).run()
     val opens = CountingLocalFileSystem.snapshot(CountingLocalFileSystem.opens)
