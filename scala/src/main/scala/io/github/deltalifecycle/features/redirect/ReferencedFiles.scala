@@ -116,9 +116,10 @@ object ReferencedFiles {
     val checkpointed =
       checkpoint.map(c => checkpointRows(spark, storage, options, upToListing.logPath, c))
     // The adds of the checkpoint that `where` keeps (a condition on its raw columns, pushed down).
-    def fromCheckpoint(where: Column): Option[DataFrame] = checkpoint.zip(checkpointed).map {
-      case (c, (rows, _)) => actions(rows.where(col("add").isNotNull && where), lit(c.version))
-    }
+    def fromCheckpoint(where: Column): Option[DataFrame] = for {
+      c <- checkpoint
+      (rows, _) <- checkpointed
+    } yield actions(rows.where(col("add").isNotNull && where), lit(c.version))
     if (checkpoint.isEmpty && fromCommits.isEmpty) return spark.sparkContext.emptyRDD
     // The copy caches this list (TableCopy), so its partitions hold a bounded number of files.
     val commitBytes = upToListing.commits.filter(_.version >= base).map(_.status.getLen).sum
@@ -142,9 +143,9 @@ object ReferencedFiles {
         // merged per path on the driver, and one pass over the checkpoint merges each of its adds
         // with what the commits say of the same path.
         val root = new Path(rootString)
-        val tail = fromCommits.toSeq.flatMap(_.collect()).map(r =>
-          r.getAs[String]("path") -> PathHistory.of(root, r)
-        ).groupMapReduce(_._1)(_._2)(_ merge _)
+        val tail = fromCommits.toSeq.flatMap(_.collect())
+          .groupBy(_.getAs[String]("path"))
+          .map { case (path, rows) => path -> rows.map(PathHistory.of(root, _)).reduce(_ merge _) }
         val fromTail = spark.sparkContext.parallelize(tail.values.toSeq.flatMap(_.files(root)), 1)
         (checkpointAdds.map(oncePerAdd(rootString, _, tail)).toSeq :+
           fromTail.map(Right(_): Either[Long, CopyFile])).reduce(_ union _)
