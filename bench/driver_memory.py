@@ -186,24 +186,26 @@ def describe(e):
 class HeapPeak:
     # The heap in use (live data and garbage not yet collected), sampled twice a second from a
     # thread of its own while `with` runs: its peak is at most the heap's limit.
+    # It stops at once when `with` ends, so a timed statement does not wait out its sleep.
     def __init__(self, spark):
+        import threading
         self.runtime = spark._jvm.java.lang.Runtime.getRuntime()
-        self.peak_mb, self.running = 0.0, True
+        self.peak_mb, self.stopped = 0.0, threading.Event()
     def sample(self):
-        while self.running:
+        while not self.stopped.is_set():
             try:
                 used = self.runtime.totalMemory() - self.runtime.freeMemory()
                 self.peak_mb = max(self.peak_mb, used / 2**20)
             except Exception:
                 return
-            time.sleep(0.5)
+            self.stopped.wait(0.5)
     def __enter__(self):
         import threading
         self.thread = threading.Thread(target=self.sample, daemon=True)
         self.thread.start()
         return self
     def __exit__(self, *exc):
-        self.running = False
+        self.stopped.set()
         self.thread.join()
 """
 
