@@ -115,11 +115,10 @@ object ReferencedFiles {
       ))
     val checkpointed =
       checkpoint.map(c => checkpointRows(spark, storage, options, upToListing.logPath, c))
-    // The adds of the checkpoint that `where` keeps (a condition on its raw columns, pushed down).
-    def fromCheckpoint(where: Column): Option[DataFrame] = for {
+    val checkpointAdds: Option[DataFrame] = for {
       c <- checkpoint
       (rows, _) <- checkpointed
-    } yield actions(rows.where(col("add").isNotNull && where), lit(c.version))
+    } yield actions(rows.where(col("add").isNotNull), lit(c.version))
     if (checkpoint.isEmpty && fromCommits.isEmpty) return spark.sparkContext.emptyRDD
     // The copy caches this list (TableCopy), so its partitions hold a bounded number of files.
     val commitBytes = upToListing.commits.filter(_.version >= base).map(_.status.getLen).sum
@@ -134,7 +133,6 @@ object ReferencedFiles {
       )
     )
     val rootString = root.toString
-    val checkpointAdds = fromCheckpoint(lit(true))
     val files: RDD[Either[Long, CopyFile]] = fromCommits match {
       case Some(commits) if checkpoint.isDefined && commitBytes > FileState.DriverTailBytes =>
         merged(rootString, (checkpointAdds.toSeq :+ commits).reduce(_ unionByName _), partitions)
