@@ -169,12 +169,12 @@ def jvm_with_packages(packages: Sequence[str]) -> None:
     ``spark.jars``) on its classpath.
 
     ``spark.jars.packages`` (and ``spark.jars``) reach the driver's classpath only when pyspark
-    launches its JVM, which then serves
-    every later session of the process, so a module whose packages the JVM lacks (hadoop-aws,
-    Unity Catalog's connector) would miss them after another module's session. pyspark has no
-    public way to relaunch, so this closes the gateway the way pyspark's own launcher arranges
-    for (the JVM exits when its standard input closes) and forgets it; the next
-    ``getOrCreate`` launches a JVM with the packages. A JVM with an active context stays."""
+    launches its JVM, which then serves every later session of the process, so a module whose
+    packages the JVM lacks (hadoop-aws, Unity Catalog's connector) would miss them after another
+    module's session. pyspark has no public way to relaunch, so this closes the gateway the way
+    pyspark's own launcher arranges for (the JVM exits when its standard input closes) and
+    forgets it; the next ``getOrCreate`` launches a JVM with the packages. A JVM with an active
+    context stays."""
     global _JVM_PACKAGES
     from pyspark import SparkContext
 
