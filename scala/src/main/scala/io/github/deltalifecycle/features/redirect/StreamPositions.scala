@@ -2,7 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import scala.collection.mutable
 
-import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogListing, TableLog}
+import io.github.deltalifecycle.core.{ActionReader, LogListing, TableLog}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.actions.{CommitInfo, Metadata}
@@ -159,7 +159,7 @@ object VersionCorrespondence {
   ): RedirectCycle =
     RedirectCycle.ended(hadoopConf, source, above = -1L)
       .find(_.destination.exists(sameLocation(_, destination)))
-      .getOrElse(throw LifecycleErrors.streamPositionUnmapped(
+      .getOrElse(throw RedirectErrors.streamPositionUnmapped(
         source.toString,
         destination.toString,
         "the source's retained log has no redirect to it that ended"

@@ -5,13 +5,7 @@ import java.util.concurrent.atomic.AtomicReference
 
 import scala.util.Try
 
-import io.github.deltalifecycle.core.{
-  FaultInjection,
-  LifecycleErrors,
-  LogListing,
-  OutOfMemory,
-  Progress
-}
+import io.github.deltalifecycle.core.{FaultInjection, LogListing, OutOfMemory, Progress}
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 import org.apache.spark.{Partitioner, SparkContext}
 import org.apache.spark.rdd.RDD
@@ -392,7 +386,7 @@ final class TableCopy(
   /** Fails on mismatches; otherwise logs what the copy did. */
   private def report(outcome: TaskOutcome, count: Long, toRoot: Path, what: String): Unit = {
     if (outcome.problemCount > 0) {
-      throw LifecycleErrors.redirectCopyMismatch(
+      throw RedirectErrors.redirectCopyMismatch(
         s"${outcome.problemCount} of $count $what differ or are missing " +
           s"(${outcome.problems.mkString("; ")})"
       )

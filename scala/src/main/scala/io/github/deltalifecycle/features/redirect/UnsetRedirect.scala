@@ -5,8 +5,8 @@ import io.github.deltalifecycle.core.{
   DeltaLifecycleException,
   DeltaState,
   FaultInjection,
-  LifecycleErrors,
   LogCommitter,
+  LogErrors,
   Progress,
   TableLog
 }
@@ -42,9 +42,9 @@ final class UnsetRedirect(
     val info = fresh(sourcePath, displayName)
     info.requireDirectCommits(displayName, "unset the redirect of")
     info.config match {
-      case None => throw LifecycleErrors.redirectNotSet(displayName)
+      case None => throw RedirectErrors.redirectNotSet(displayName)
       case Some(c) if c.isDestinationMarker =>
-        throw LifecycleErrors.redirectIsDestination(displayName, c.spec.describe)
+        throw RedirectErrors.redirectIsDestination(displayName, c.spec.describe)
       case Some(c) if c.state == RedirectState.EnableInProgress => cancel(info, c)
       case Some(c) => drop(info, c)
     }
@@ -63,10 +63,10 @@ final class UnsetRedirect(
       RedirectPlan.of(ctx, displayName, info, info.config.map(_.spec), refusals.result, steps)
     info.config match {
       case None =>
-        refusals.add(LifecycleErrors.redirectNotSet(displayName))
+        refusals.add(RedirectErrors.redirectNotSet(displayName))
         planned(Nil)
       case Some(c) if c.isDestinationMarker =>
-        refusals.add(LifecycleErrors.redirectIsDestination(displayName, c.spec.describe))
+        refusals.add(RedirectErrors.redirectIsDestination(displayName, c.spec.describe))
         planned(Nil)
       case Some(c) if c.state == RedirectState.EnableInProgress =>
         planned(Seq(
@@ -99,7 +99,7 @@ final class UnsetRedirect(
       case Some(d) if RedirectRouting.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
         RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(destInfo.path), destInfo)
       case Some(_) =>
-        refusals.add(LifecycleErrors.redirectChain(Seq(
+        refusals.add(RedirectErrors.redirectChain(Seq(
           log.tablePath.toString,
           destPath.toString,
           "..."
@@ -266,7 +266,7 @@ final class UnsetRedirect(
         report.note("resuming: the destination is already marked")
         RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(destInfo.path), destInfo)
       case Some(_) =>
-        throw LifecycleErrors.redirectChain(Seq(log.tablePath.toString, destPath.toString, "..."))
+        throw RedirectErrors.redirectChain(Seq(log.tablePath.toString, destPath.toString, "..."))
     }
   }
 
@@ -330,7 +330,7 @@ final class UnsetRedirect(
     var base = Option.empty[LogCommitter.CommitBase]
     for (k <- replayedUpTo + 1 to lastDestinationData) {
       val commit = destListing.commit(k).getOrElse(
-        throw LifecycleErrors.destinationCommitMissing(displayName, destPath.toString, k)
+        throw RedirectErrors.destinationCommitMissing(displayName, destPath.toString, k)
       )
       val actions = ActionReader.readJson(destLog.readFs, commit.status)
       val operation =
@@ -418,7 +418,7 @@ final class UnsetRedirect(
     RedirectLookup.read(
       ctx.hadoopConf(path),
       path
-    ).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, s"$name has no Delta log"))
+    ).getOrElse(throw LogErrors.notADeltaTable(path.toString, s"$name has no Delta log"))
 }
 
 object UnsetRedirect {
