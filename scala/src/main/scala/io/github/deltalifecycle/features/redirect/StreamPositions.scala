@@ -218,8 +218,8 @@ object RedirectCycle {
       if (end.isEmpty) {
         if (op == "UNSET REDIRECT" && isNormal(params) && !params.contains("cancelled"))
           end = Some(v)
-      } else if (op == UnsetRedirect.CopyBackOperation) {
-        params.get(UnsetRedirect.DestinationVersionKey).foreach(d => replayed(unquote(d)) = v)
+      } else if (op == DestinationReplay.CopyBackOperation) {
+        params.get(DestinationReplay.DestinationVersionKey).foreach(d => replayed(unquote(d)) = v)
       } else {
         val config = actions.collectFirst { case m: Metadata => m }
           .flatMap(m => RedirectConfig.fromMetadata(m, log.tablePath.toString))
