@@ -100,11 +100,21 @@ final class TableCopy(
 
   private def qualify(p: Path): Path = p.getFileSystem(storage.conf(p)).makeQualified(p)
 
-  /** The configurations of both sides, for the tasks of one job (released after it). */
-  private def broadcastConfs(fromRoot: Path, toRoot: Path): SideConfs = SideConfs(
-    SparkInternals.broadcastHadoopConf(spark, storage.conf(fromRoot)),
-    SparkInternals.broadcastHadoopConf(spark, storage.conf(toRoot))
-  )
+  /**
+   * One job over the files of `listed`: `body` gets the configurations of both sides for its tasks;
+   * they and the files cached for it are released after it.
+   */
+  private def oneJob[T](listed: CopyPlan, fromRoot: Path, toRoot: Path)(body: SideConfs => T): T = {
+    val confs = SideConfs(
+      SparkInternals.broadcastHadoopConf(spark, storage.conf(fromRoot)),
+      SparkInternals.broadcastHadoopConf(spark, storage.conf(toRoot))
+    )
+    try body(confs)
+    finally {
+      listed.release()
+      confs.destroy()
+    }
+  }
 
   private def withJobGroup[T](description: String)(body: => T): T = {
     val saved = SparkInternals.JobGroupProperties.map(k => k -> sc.getLocalProperty(k))
@@ -120,16 +130,15 @@ final class TableCopy(
       what: String,
       faults: CopyFaults,
       route: CopyRoute
-  ): CopyStats = {
-    val conf = broadcastConfs(fromRoot, toRoot)
-    try {
-      if (listed.inPlace > 0) {
-        progress.info(
-          s"${listed.inPlace} $what are outside the table root; they are not copied, " +
-            "and the copy's log keeps naming them where they are"
-        )
-      }
-      if (listed.count == 0) return CopyStats(0, 0, 0, listed.inPlace, route = Some(route))
+  ): CopyStats = oneJob(listed, fromRoot, toRoot) { confs =>
+    if (listed.inPlace > 0) {
+      progress.info(
+        s"${listed.inPlace} $what are outside the table root; they are not copied, " +
+          "and the copy's log keeps naming them where they are"
+      )
+    }
+    if (listed.count == 0) CopyStats(0, 0, 0, listed.inPlace, route = Some(route))
+    else {
       val description = s"$label: copy ${listed.count} $what " +
         s"(${TableCopy.humanBytes(listed.bytes)}) in ${listed.tasks} tasks, ${route.mode.name}"
       progress.info(s"$description, to $toRoot")
@@ -137,7 +146,7 @@ final class TableCopy(
       sc.setJobDescription(description)
       val toRootString = qualify(toRoot).toString
       val outcome = listed.balanced.mapPartitions { it =>
-        Iterator.single(CopyTasks.copyTask(conf, new Path(toRootString), it, faults, route))
+        Iterator.single(CopyTasks.copyTask(confs, new Path(toRootString), it, faults, route))
       }.fold(TaskOutcome.Zero)(_ + _)
       report(outcome, listed.count, toRoot, what)
       CopyStats(
@@ -152,9 +161,6 @@ final class TableCopy(
         outcome.refusal,
         outcome.logCopied
       )
-    } finally {
-      listed.release()
-      conf.destroy()
     }
   }
 
@@ -191,29 +197,23 @@ final class TableCopy(
       fromRoot: Path,
       toRoot: Path,
       route: CopyRoute
-  ): CopyForecast = {
-    val conf = broadcastConfs(fromRoot, toRoot)
-    try {
-      val toRootString = qualify(toRoot).toString
-      val probed = listed.all.mapPartitions { it =>
-        Iterator.single(CopyTasks.probeTask(conf, new Path(toRootString), it))
-      }.fold(ProbeOutcome.Zero)(_ + _)
-      CopyForecast(
-        probed.toCopy,
-        probed.bytes,
-        probed.there,
-        probed.bytesThere,
-        listed.inPlace,
-        probed.gone,
-        probed.missing,
-        probed.examples,
-        if (listed.count == 0) 0 else listed.tasks,
-        route
-      )
-    } finally {
-      listed.release()
-      conf.destroy()
-    }
+  ): CopyForecast = oneJob(listed, fromRoot, toRoot) { confs =>
+    val toRootString = qualify(toRoot).toString
+    val probed = listed.all.mapPartitions { it =>
+      Iterator.single(CopyTasks.probeTask(confs, new Path(toRootString), it))
+    }.fold(ProbeOutcome.Zero)(_ + _)
+    CopyForecast(
+      probed.toCopy,
+      probed.bytes,
+      probed.there,
+      probed.bytesThere,
+      listed.inPlace,
+      probed.gone,
+      probed.missing,
+      probed.examples,
+      if (listed.count == 0) 0 else listed.tasks,
+      route
+    )
   }
 }
 
