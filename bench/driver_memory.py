@@ -1,4 +1,4 @@
-"""Benchmark (issues 15 and 34): the time and heap each statement needs on a table of millions
+"""Benchmark: the time and heap each statement needs on a table of millions
 of files at a small driver, this extension against stock delta-spark's comparable statement.
 
 The tables are "log only": a checkpoint at version 10 holding N ``add`` actions (with

@@ -1,14 +1,21 @@
 """Plot bench/results/at-the-limit.csv into at-the-limit.png: for each statement, its wall time
 against the table's files on log-log axes, one line per statement, with the physical limits it
 is compared with (the column scan; the scan and delta-spark's checkpoint) dashed under them, and
-delta-spark's own statements in a stock session beside this extension's."""
+delta-spark's own statements in a stock session beside this extension's.
+
+With ``--table`` it prints the same results as bench/README.md's Markdown table instead: a row
+per statement, a column per size, each cell the time and its ratio (to the limit, or to stock).
+
+    python bench/plot_at_the_limit.py [--table]
+"""
 
 from __future__ import annotations
 
 import csv
+import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import matplotlib
 
@@ -18,9 +25,45 @@ import matplotlib.pyplot as plt  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def main() -> None:
+def measured() -> List[Dict[str, str]]:
     with open(RESULTS / "at-the-limit.csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["outcome"] == "ok" and r["wall_s"]]
+        return [r for r in csv.DictReader(f) if r["outcome"] == "ok" and r["wall_s"]]
+
+
+def cell(row: Optional[Dict[str, str]], stock: Optional[Dict[str, str]]) -> str:
+    """``time s (ratio×)``: the ratio to stock's time where stock ran it, else to the limit."""
+    if row is None:
+        return ""
+    ratio = float(stock["vs_stock"]) if stock else float(row["vs_limit"] or 0)
+    text = f"{float(row['wall_s']):,.1f} s"
+    return f"{text} ({ratio:.2f}×)" if ratio else text
+
+
+def table(rows: List[Dict[str, str]]) -> str:
+    sizes = sorted({int(r["files"]) for r in rows})
+    statements: List[str] = []
+    for r in rows:
+        if r["statement"] not in statements:
+            statements.append(r["statement"])
+    by = {(r["engine"], r["statement"], int(r["files"])): r for r in rows}
+    limits = {r["statement"]: r["limit"] or "stock" for r in rows if r["engine"] == "delta-lifecycle"}
+    out = ["| statement | against | " + " | ".join(f"{n:,} files" for n in sizes) + " |",
+           "| --- | --- |" + " ---: |" * len(sizes)]
+    for s in statements:
+        cells = [cell(by.get(("delta-lifecycle", s, n)), by.get(("stock", s, n))) for n in sizes]
+        out.append(f"| {s} | {limits.get(s, '')} | " + " | ".join(cells) + " |")
+    heaps = [max((float(r["peak_heap_mb"] or 0) for r in rows
+                  if int(r["files"]) == n and r["engine"] == "delta-lifecycle"), default=0.0)
+             for n in sizes]
+    out.append("| peak heap, largest | | " + " | ".join(f"{h:,.0f} MB" for h in heaps) + " |")
+    return "\n".join(out)
+
+
+def main() -> None:
+    rows = measured()
+    if "--table" in sys.argv[1:]:
+        print(table(rows))
+        return
     lines: Dict[str, List[Tuple[int, float]]] = defaultdict(list)
     limits: Dict[str, List[Tuple[int, float]]] = defaultdict(list)
     for r in rows:
