@@ -317,7 +317,7 @@ crash-test: install
 	DELTA_LIFECYCLE_CRASHES=1 $(VENV)/bin/pytest -q $(PYTEST_PARALLEL) $(CRASH_TESTS)
 
 # The whole differential corpus on the primary line (CI runs the operations marked ci), with
-# Spark's code generation (the test sessions evaluate interpreted otherwise: tests/session_conf.py);
+# Spark's code generation (the test sessions evaluate interpreted otherwise: tests/spark_sessions.py);
 # on another line: python tests/pytest_on_line.py 3.5 tests/differential.
 differential: install
 	DELTA_LIFECYCLE_FULL_MATRIX=1 DELTA_LIFECYCLE_CODEGEN=1 $(VENV)/bin/pytest -q tests/differential

@@ -27,10 +27,9 @@ import pyspark  # noqa: E402
 from pyspark.errors import PySparkException  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
-from delta_lifecycle import configure_spark  # noqa: E402
 from jvm_archive import ensure_archive, java_options as jvm_archive_options  # noqa: E402
 from metastore import hive_metastore_conf  # noqa: E402
-from session_conf import SESSION_CONF  # noqa: E402,F401  (re-exported to the tests)
+from spark_sessions import SESSION_CONF, SessionSpec, preamble, start_session  # noqa: E402,F401
 from spark_errors import condition_of  # noqa: E402,F401  (re-exported to the tests)
 from stock_session import stock_session  # noqa: E402
 from deltalake import DeltaTable  # noqa: E402
@@ -205,10 +204,11 @@ def lifecycle_session(
     if hive:
         conf.update(hive_metastore_conf(tmp_path_factory.mktemp("metastore")))
     application_conf = {**(start_conf or {}), **(conf if hive else {})}
-    builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-tests")
-    for key, value in {**conf, **(start_conf or {})}.items():
-        builder = builder.config(key, value)
-    session = configure_spark(builder, extra_packages=extra_packages).getOrCreate()
+    session = start_session(SessionSpec(
+        app_name="delta-lifecycle-tests",
+        conf={**conf, **(start_conf or {})},
+        packages=tuple(extra_packages),
+    ))
     jvm = session.sparkContext._jvm
     try:
         yield session
@@ -299,19 +299,10 @@ def stock_read_ids(
 #: test-only ``spark.deltaLifecycle.test.haltAtStep`` is the next-to-last argument (the
 #: JSON Spark settings are the last), and ``args``, the script's own arguments. The script
 #: ends with ``print("NOT HALTED")``.
-CRASHING_SESSION_PREAMBLE = textwrap.dedent(
-    """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
-
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in json.loads(sys.argv[-1]).items():
-        builder = builder.config(k, v)
-    spark = configure_spark(builder.config("spark.deltaLifecycle.test.haltAtStep", sys.argv[-2])).getOrCreate()
-    args = sys.argv[1:-2]
-    """
-)
+CRASHING_SESSION_PREAMBLE = preamble(
+    SessionSpec(master="local[1]"),
+    conf='{**json.loads(sys.argv[-1]), "spark.deltaLifecycle.test.haltAtStep": sys.argv[-2]}',
+) + "args = sys.argv[1:-2]\n"
 
 
 @dataclass(frozen=True)

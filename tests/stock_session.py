@@ -36,6 +36,8 @@ import time
 from dataclasses import dataclass
 from typing import IO, Any, Dict, List, Optional, Sequence
 
+from spark_sessions import SessionSpec, preamble
+
 #: ``refusal(error, limit=400)``, defined before every stock script's body (and in scripts that
 #: run the same bodies on their own): ``"refused: <error type>: <message>"``, the message cut to
 #: ``limit`` characters, as the JVM gave it. Py4J's first line ("An error occurred while calling
@@ -55,23 +57,11 @@ REFUSAL_SOURCE = textwrap.dedent(
 #: request per stdin line: ``{"body": ..., "argv": [...], "settings": <JSON of every setting>,
 #: "session_settings": {...}}``, answered on stdout by the ``RESULT <json>`` lines the body emits
 #: and one ``END ok`` or ``END error`` line.
-SERVER = textwrap.dedent(
+SERVER = preamble(
+    SessionSpec(extension=False, master="local[1]"), conf="json.loads(sys.argv[-1])"
+) + textwrap.dedent(
     """
-    import json, sys, traceback
-    from delta import configure_spark_with_delta_pip
-    from pyspark.sql import SparkSession
-
-    settings = json.loads(sys.argv[-1])
-    extra_packages = [p for p in settings.pop("spark.jars.packages", "").split(",") if p]
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in settings.items():
-        builder = builder.config(k, v)
-    builder = (
-        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    )
-    spark = configure_spark_with_delta_pip(builder, extra_packages=extra_packages).getOrCreate()
+    import traceback
     jvm = spark.sparkContext._jvm
     delta_logs = jvm.org.apache.spark.sql.delta.DeltaLog
 

@@ -27,6 +27,7 @@ from pyspark.sql import SparkSession
 from client_venvs import client_venv, run_python
 from conftest import FULL_MATRIX, age_log, delta_rs_ids, ids, run_stock_script
 from deltalog import assert_maintenance_files_describe_real_states
+from spark_sessions import SessionSpec, preamble
 from stock_session import REFUSAL_SOURCE
 
 PROPERTIES = (
@@ -114,15 +115,13 @@ STOCK_BODY = """
 """
 
 #: The same reads with delta-spark 3.3 on Spark 3.5, in its own venv.
-STOCK_33_SCRIPT = """
-import json, sys
-from pyspark.sql import SparkSession
-spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "1")
-         .config("spark.jars.packages", "io.delta:delta-spark_2.12:3.3.2")
-         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-         .getOrCreate())
+STOCK_33_SCRIPT = preamble(SessionSpec(
+    extension=False,
+    master="local[1]",
+    conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "1"},
+    packages=("io.delta:delta-spark_2.12:3.3.2",),
+    stock_delta="given",
+)) + """
 def emit(result):
     print("RESULT " + json.dumps(result))
 """ + REFUSAL_SOURCE + "\n".join(line[4:] for line in STOCK_BODY.splitlines())

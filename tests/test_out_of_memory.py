@@ -30,6 +30,7 @@ from pyspark.sql import SparkSession
 
 from conftest import SESSION_CONF, behind_switch, latest_version, run_stock_script
 from log_only_table import write_log_only_table
+from spark_sessions import SessionSpec, preamble
 
 pytestmark = behind_switch("DELTA_LIFECYCLE_CRASHES", "make crash-test")
 
@@ -38,19 +39,13 @@ DV = "deletionVectors"
 
 #: Runs the statements (``{t}`` is the table) in a session of its own built from the JSON
 #: settings, each through ``translate_errors``, and prints what each returned or raised.
-SCRIPT = textwrap.dedent(
+SCRIPT = preamble(
+    SessionSpec(log_level="ERROR"), conf="json.loads(sys.argv[2])"
+) + textwrap.dedent(
     """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
     from delta_lifecycle.errors import DeltaLifecycleError, translate_errors
 
-    path, settings, statements = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-    builder = SparkSession.builder.master("local[2]")
-    for key, value in settings.items():
-        builder = builder.config(key, value)
-    spark = configure_spark(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    path, statements = sys.argv[1], json.loads(sys.argv[3])
     out = []
     for sql in statements:
         try:

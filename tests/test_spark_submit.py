@@ -46,6 +46,9 @@ JOB = textwrap.dedent(
     from pyspark.sql import SparkSession
 
     path = sys.argv[1]
+    # Not the tests' session factory (tests/spark_sessions.py): the session is the one
+    # spark-submit's command line sets up, taken as a user's job takes it, which is what
+    # this test is about.
     spark = SparkSession.builder.getOrCreate()
     table = "delta.`" + path.replace("`", "``") + "`"
     spark.sql(f"CREATE TABLE {table} (id BIGINT) USING delta")
