@@ -31,7 +31,11 @@ from jvm_archive import ensure_archive, java_options as jvm_archive_options  # n
 from metastore import hive_metastore_conf  # noqa: E402
 from spark_sessions import SESSION_CONF, SessionSpec, preamble, start_session  # noqa: E402,F401
 from spark_errors import condition_of  # noqa: E402,F401  (re-exported to the tests)
-from stock_session import stock_session  # noqa: E402
+from stock_session import (  # noqa: E402,F401  (re-exported to the tests)
+    STOCK_READ_IDS_BODY,
+    run_stock_script,
+    stock_read_ids,
+)
 from deltalake import DeltaTable  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -256,41 +260,6 @@ def run_for_result(argv: Sequence[str]) -> Dict[str, Any]:
     assert lines, run.stdout[-2000:] + run.stderr[-4000:]
     result: Dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
     return result
-
-
-def run_stock_script(
-    body: str, args: Sequence[str], workdir: Path, conf: Optional[Dict[str, str]] = None
-) -> Dict[str, Any]:
-    """Run the script ``body`` with ``args`` in a stock delta-spark session (no extension; the
-    process's own, tests/stock_session.py) with :data:`SESSION_CONF` and ``conf``, and return
-    what it emitted. The script has ``spark`` and ``emit(result)``, and its settings as JSON in
-    ``sys.argv[-1]``. ``workdir`` is kept for the callers' sake: nothing is written there."""
-    del workdir
-    return stock_session({**SESSION_CONF, **(conf or {})}).run(body, args)
-
-
-#: A stock-reader script body: the sorted ``id`` column of each ``name -> (path, version
-#: or None)`` in its first argument, or ``"refused: <error type>: <message>"``.
-STOCK_READ_IDS_BODY = """
-    out = {}
-    for name, (path, version) in json.loads(sys.argv[1]).items():
-        reader = spark.read.format("delta")
-        if version is not None:
-            reader = reader.option("versionAsOf", version)
-        try:
-            out[name] = sorted(int(r[0]) for r in reader.load(path).select("id").collect())
-        except Exception as e:
-            out[name] = refusal(e)
-    emit(out)
-"""
-
-
-def stock_read_ids(
-    tables: Dict[str, Tuple[str, Optional[int]]], workdir: Path
-) -> Dict[str, Union[List[int], str]]:
-    """Read the ``id`` column of each ``name -> (path, version or None)`` with stock
-    delta-spark in one subprocess (:data:`STOCK_READ_IDS_BODY`)."""
-    return run_stock_script(STOCK_READ_IDS_BODY, [json.dumps(tables)], workdir)
 
 
 # ---- crash tests ------------------------------------------------------------------------

@@ -245,9 +245,8 @@ def outcomes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> D
 
 
 @pytest.fixture(scope="module")
-def stock(outcomes: Dict[str, Outcome], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
-    return stock_read_ids({name: (str(o.read_path), o.version) for name, o in outcomes.items()},
-                          tmp_path_factory.mktemp("stock"))
+def stock(outcomes: Dict[str, Outcome]) -> Dict[str, Any]:
+    return stock_read_ids({name: (str(o.read_path), o.version) for name, o in outcomes.items()})
 
 
 def is_typed(attempt: Dict[str, Any]) -> bool:

@@ -96,9 +96,7 @@ def cleaned(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Cl
 
 
 @pytest.fixture(scope="module")
-def stock(
-    dv: Dropped, widened: Dropped, cleaned: Cleaned, tmp_path_factory: pytest.TempPathFactory
-) -> Dict[str, Any]:
+def stock(dv: Dropped, widened: Dropped, cleaned: Cleaned) -> Dict[str, Any]:
     """Every version of every dropped table as stock delta-spark (no extension) reads it."""
     tables = {"dv": dv, "widened": widened, "cleaned": cleaned.dropped}
     body = """
@@ -125,7 +123,7 @@ def stock(
         )
         for name, d in tables.items()
     }
-    return run_stock_script(body, [json.dumps(spec)], tmp_path_factory.mktemp("stock"))
+    return run_stock_script(body, [json.dumps(spec)])
 
 
 def test_dry_run_plans_what_the_drop_does(dv: Dropped) -> None:

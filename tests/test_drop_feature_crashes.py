@@ -119,8 +119,8 @@ def crashes(spark: SparkSession, base: Path, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.fixture(scope="module")
-def stock_after_crash(crashes: Dict[str, Crash], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
-    return stock_read_ids({step: (str(c.path), None) for step, c in crashes.items()}, tmp_path_factory.mktemp("stock"))
+def stock_after_crash(crashes: Dict[str, Crash]) -> Dict[str, Any]:
+    return stock_read_ids({step: (str(c.path), None) for step, c in crashes.items()})
 
 
 @pytest.mark.parametrize("step", [s for s, _ in STEPS])

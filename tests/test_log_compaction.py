@@ -269,14 +269,11 @@ def stock(
     policy: PolicyTable,
     cleaned: Cleaned,
     without_compactions: Dict[Path, Path],
-    tmp_path_factory: pytest.TempPathFactory,
 ) -> StockReads:
     """Every table of this module, read by stock delta-spark in one subprocess session that
     does not load the extension, once with compactions used for reads and once without."""
     paths = [compacted.path, policy.path, cleaned.path, *without_compactions.values()]
-    result = run_stock_script(
-        STOCK_READER, [json.dumps([str(p) for p in paths])], tmp_path_factory.mktemp("stock")
-    )
+    result = run_stock_script(STOCK_READER, [json.dumps([str(p) for p in paths])])
     return {"true": result["true"], "false": result["false"]}
 
 

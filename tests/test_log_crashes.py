@@ -217,12 +217,11 @@ def stock(
     crashes: Dict[str, Crash],
     policy_crashes: Dict[str, PolicyCrash],
     level_crashes: Dict[str, PolicyCrash],
-    tmp_path_factory: pytest.TempPathFactory,
 ) -> Dict[str, Any]:
     paths = {step: (str(c.path), None) for step, c in crashes.items()}
     paths.update({step: (str(c.path), None) for step, c in policy_crashes.items()})
     paths.update({step: (str(c.path), None) for step, c in level_crashes.items()})
-    return stock_read_ids(paths, tmp_path_factory.mktemp("stock"))
+    return stock_read_ids(paths)
 
 
 def test_a_crash_in_a_merge_or_removal_leaves_every_client_reading_the_committed_rows(

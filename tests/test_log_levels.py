@@ -204,7 +204,7 @@ def stock(tables: Tables) -> Dict[str, Any]:
     request = {k: (str(p), list(v)) for k, (p, v) in tables.cases.items()}
     import json
 
-    return run_stock_script(STOCK_BODY, [json.dumps(request)], tables.root)
+    return run_stock_script(STOCK_BODY, [json.dumps(request)])
 
 
 def test_the_policy_writes_two_levels_that_never_share_a_start(tables: Tables) -> None:

@@ -88,7 +88,7 @@ def run(path: Path, settings: Dict[str, str]) -> Dict[str, Any]:
 
 
 def test_a_state_too_big_for_the_driver_is_a_typed_error_and_more_memory_completes(
-    table: Path, tmp_path: Path
+    table: Path,
 ) -> None:
     before = latest_version(table)
     small = run(table, {**ONE_PARTITION, "spark.driver.memory": "200m",
@@ -119,7 +119,6 @@ def test_a_state_too_big_for_the_driver_is_a_typed_error_and_more_memory_complet
         emit({"files": protocol["numFiles"], "readerFeatures": protocol["tableFeatures"]})
         """,
         [str(table)],
-        tmp_path,
     )
     assert stock["files"] == FILES + 2
     assert DV not in stock["readerFeatures"]

@@ -195,12 +195,10 @@ STOCK_READER = """
 """
 
 
-def test_stock_delta_spark_reads_the_same(
-    spark: SparkSession, evolving: Path, tmp_path: Path
-) -> None:
+def test_stock_delta_spark_reads_the_same(spark: SparkSession, evolving: Path) -> None:
     """A session without this extension (stock delta-spark, in a subprocess) reads the same
     rows, the same latest protocol and the same operations, and cannot run our statement."""
-    stock = run_stock_script(STOCK_READER, [str(evolving)], tmp_path)
+    stock = run_stock_script(STOCK_READER, [str(evolving)])
     assert stock["ours"] != "ran", "the stock session ran DESCRIBE PROTOCOL HISTORY"
 
     ours = sorted(list(r) for r in spark.read.format("delta").load(str(evolving)).collect())

@@ -37,6 +37,5 @@ def test_a_query_by_path_runs_through_redirects_and_a_stock_session_resumes_it(
         emit({})
         """,
         [str(feed), str(orders), str(tmp_path / "ck")],
-        tmp_path,
     )
     assert delta_rs_ids(orders) == list(range(fed + 7))

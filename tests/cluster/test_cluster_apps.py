@@ -52,7 +52,7 @@ def test_spark_connect_server_on_the_cluster(
     rows = client.sql(f"ALTER TABLE delta.`{path}` DROP FEATURE deletionVectors").collect()
     assert rows and rows[0]["status"] == "dropped", rows
     assert sorted(r[0] for r in client.sql(f"SELECT id FROM delta.`{path}`").collect()) == [1, 3]
-    assert json.loads(json.dumps(stock_read_ids({"t": (str(path), None)}, tmp_path)))["t"] == [
+    assert json.loads(json.dumps(stock_read_ids({"t": (str(path), None)})))["t"] == [
         1, 3
     ]
 

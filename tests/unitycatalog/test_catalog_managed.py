@@ -316,12 +316,12 @@ STOCK_CHECKS = STREAM_BY_NAME + """
 
 
 @pytest.fixture(scope="module")
-def stock(scenario: Scenario, uc_catalog: UcCatalog,
-          tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Dict[str, Any]]:
+def stock(scenario: Scenario, uc_catalog: UcCatalog) -> Dict[str, Dict[str, Any]]:
     """Stock delta-spark through Unity Catalog, after every statement of the scenario: what it
     reads of each table, then an INSERT of its own."""
-    return run_stock_script(STOCK_CHECKS, [json.dumps(scenario.names)],
-                            tmp_path_factory.mktemp("stock"), conf=stock_uc_conf(uc_catalog))
+    return run_stock_script(
+        STOCK_CHECKS, [json.dumps(scenario.names)], conf=stock_uc_conf(uc_catalog)
+    )
 
 
 def test_reads_include_a_ratified_commit_not_yet_backfilled(scenario: Scenario) -> None:

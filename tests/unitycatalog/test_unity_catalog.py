@@ -40,7 +40,7 @@ def test_tables_by_name_in_unity_catalog(
     assert table["table_type"] == "MANAGED"
 
     stock = run_stock_script(
-        STOCK_READ_BY_NAME, ['["%s", "%s"]' % (external, managed)], tmp_path,
+        STOCK_READ_BY_NAME, ['["%s", "%s"]' % (external, managed)],
         conf=stock_uc_conf(uc_catalog),
     )
     assert stock[external] == [1, 2]
