@@ -32,16 +32,10 @@ import pytest
 from pyspark.sql import SparkSession
 
 from concurrent_appender import batch_ids
-from conftest import (
-    FULL_MATRIX,
-    SESSION_CONF,
-    age_log,
-    deletion_vector_table,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    stock_read_ids,
-)
+from environment import FULL_MATRIX
+from spark_sessions import SESSION_CONF
+from stock_session import stock_read_ids
+from table_helpers import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import ConcurrentCommitError, DropFeatureWaitError, FeatureTracesRemainError

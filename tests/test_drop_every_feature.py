@@ -22,16 +22,10 @@ import pytest
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import (
-    FULL_MATRIX,
-    age_log,
-    condition_of,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    documented_droppable,
-    stock_read_ids,
-)
+from environment import FULL_MATRIX
+from spark_errors import condition_of
+from stock_session import stock_read_ids
+from table_helpers import age_log, delta_rs_ids, ids, latest_version, documented_droppable
 
 REMOVABLE = "org.apache.spark.sql.delta.RemovableFeature"
 

@@ -17,14 +17,8 @@ import pytest
 from deltalake.exceptions import DeltaProtocolError
 from pyspark.sql import Row, SparkSession
 
-from conftest import (
-    age_log,
-    deletion_vector_table,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    run_stock_script,
-)
+from stock_session import run_stock_script
+from table_helpers import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version
 from delta_lifecycle import DropFeatureResult, LifecycleTable
 from delta_lifecycle.errors import (
     DropFeatureWaitError,

@@ -22,7 +22,9 @@ from deltalake import DeltaTable
 from pyspark.errors import PySparkException
 from pyspark.sql import Row, SparkSession
 
-from conftest import age_log, copy_testdata, pyspark_error, run_stock_script
+from spark_line import pyspark_error
+from stock_session import run_stock_script
+from table_helpers import age_log, copy_testdata
 from deltalog import local_path
 from delta_lifecycle import CleanupResult, CompactionResult, LifecycleTable, errors
 from delta_lifecycle.errors import (

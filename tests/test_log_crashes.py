@@ -21,17 +21,10 @@ from typing import Any, Dict, List, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import (
-    behind_switch,
-    FULL_MATRIX,
-    age_log,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    run_until_halt,
-    stock_read_ids,
-    write_crash_script,
-)
+from environment import behind_switch, FULL_MATRIX
+from script_runs import run_until_halt, write_crash_script
+from stock_session import stock_read_ids
+from table_helpers import age_log, delta_rs_ids, ids, latest_version
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 

@@ -25,10 +25,11 @@ from deltalake import DeltaTable
 from pyspark.sql import SparkSession
 
 from client_venvs import client_venv, run_python
-from conftest import FULL_MATRIX, age_log, delta_rs_ids, ids, run_stock_script
 from deltalog import assert_maintenance_files_describe_real_states
+from environment import FULL_MATRIX
 from spark_sessions import SessionSpec, preamble
-from stock_session import REFUSAL_SOURCE
+from stock_session import REFUSAL_SOURCE, run_stock_script
+from table_helpers import age_log, delta_rs_ids, ids
 
 PROPERTIES = (
     "'deltaLifecycle.logCompaction.interval' = '3', 'delta.checkpointInterval' = '50'"

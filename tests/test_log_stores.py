@@ -16,9 +16,10 @@ from typing import Any, Dict, get_args
 import pytest
 from deltalake import DeltaTable
 
-from conftest import FULL_MATRIX, SESSION_CONF, run_for_result
 from delta_lifecycle.results import CompactionStatus
-from spark_sessions import SessionSpec, preamble
+from environment import FULL_MATRIX
+from script_runs import run_for_result
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
 
 #: The session's settings: the tests' (the third argument), then the configuration's (the
 #: second).

@@ -28,9 +28,11 @@ from typing import Any, Dict, List
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF, behind_switch, latest_version, run_stock_script
+from environment import behind_switch
 from log_only_table import write_log_only_table
-from spark_sessions import SessionSpec, preamble
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
+from stock_session import run_stock_script
+from table_helpers import latest_version
 
 pytestmark = behind_switch("DELTA_LIFECYCLE_CRASHES", "make crash-test")
 

@@ -17,7 +17,8 @@ import pytest
 from deltalake import DeltaTable, TableFeatures, write_deltalake
 from pyspark.sql import SparkSession
 
-from conftest import copy_testdata, run_stock_script
+from stock_session import run_stock_script
+from table_helpers import copy_testdata
 from deltalog import assert_history_matches_log, local_path, read_log
 from delta_lifecycle import LifecycleTable, ProtocolVersion
 from delta_lifecycle.results import PROTOCOL_HISTORY_COLUMNS

@@ -18,7 +18,9 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from pyspark.sql import SparkSession
 
-from conftest import ON_SPARK_35, delta_rs_ids, ids, run_stock_script
+from spark_line import ON_SPARK_35
+from stock_session import run_stock_script
+from table_helpers import delta_rs_ids, ids
 from delta_lifecycle import LifecycleTable, RedirectStatus
 from delta_lifecycle.errors import (
     InvalidRedirectError,

@@ -21,15 +21,10 @@ from pyspark.sql import SparkSession
 from delta_lifecycle import LifecycleTable, OperationProgress
 from delta_lifecycle.progress import reporting_progress, running_jobs
 
-from conftest import (
-    FULL_MATRIX,
-    age_log,
-    ids,
-    redirected_ids,
-    run_until_halt,
-    stock_read_ids,
-    write_crash_script,
-)
+from environment import FULL_MATRIX
+from script_runs import run_until_halt, write_crash_script
+from stock_session import stock_read_ids
+from table_helpers import age_log, ids, redirected_ids
 
 
 def _files(root: Path) -> Set[str]:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import delta_rs_ids, run_stock_script
+from stock_session import run_stock_script
+from table_helpers import delta_rs_ids
 from streaming_redirects import difference, moves_by_path, run_through_moves, stream_between_paths
 
 

@@ -12,9 +12,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import ON_SPARK_35, PRODUCTION_ENV, SESSION_CONF
 from delta_lifecycle.config import bundled_coordinate, delta_maven_coordinate
-from spark_sessions import SessionSpec, preamble
+from environment import PRODUCTION_ENV
+from spark_line import ON_SPARK_35
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
 
 PROGRAM = preamble(SessionSpec(master="local[1]"), conf="json.loads(sys.argv[1])") + textwrap.dedent(
     """

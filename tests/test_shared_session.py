@@ -11,8 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import PRODUCTION_ENV, REPO_ROOT, SESSION_CONF
-from spark_sessions import SessionSpec, preamble
+from environment import PRODUCTION_ENV, REPO_ROOT
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
 
 CLASSIC_SESSION_SCRIPT = textwrap.dedent(
     """

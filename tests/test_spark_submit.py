@@ -15,7 +15,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 import pyspark
 import pytest
 
-from conftest import SESSION_CONF
+from spark_sessions import SESSION_CONF
 from deltalog import LogVersion, read_log
 from delta_lifecycle import maven_coordinate
 from delta_lifecycle._version import ARTIFACT_ID, MAVEN_GROUP, __version__

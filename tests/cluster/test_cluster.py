@@ -25,7 +25,9 @@ from cluster.conftest import (
     wait_for_running_job,
 )
 from cluster.standalone import StandaloneCluster
-from conftest import behind_switch, deletion_vector_table, delta_rs_ids, ids, stock_read_ids
+from environment import behind_switch
+from stock_session import stock_read_ids
+from table_helpers import deletion_vector_table, delta_rs_ids, ids
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.config import bundled_coordinate, delta_maven_coordinate
 from streaming_redirects import difference, moves_by_path, run_through_moves, stream_between_paths

@@ -19,7 +19,7 @@ from pyspark.sql import SparkSession
 
 from cluster.conftest import CLUSTER_SESSION_CONF
 from cluster.standalone import StandaloneCluster
-from conftest import stock_read_ids
+from stock_session import stock_read_ids
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("DELTA_LIFECYCLE_CLUSTER") != "1",

@@ -27,7 +27,8 @@ from cluster.conftest import (
     wait_for_running_job,
 )
 from cluster.standalone import StandaloneCluster
-from conftest import delta_rs_ids, ids, stock_read_ids
+from stock_session import stock_read_ids
+from table_helpers import delta_rs_ids, ids
 from delta_lifecycle import LifecycleTable
 from test_spark_lines import assert_smoke_result, line_python, run_smoke
 

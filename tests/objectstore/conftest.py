@@ -27,9 +27,9 @@ pytest.register_assert_rewrite("objectstore.helpers")
 
 from pyspark.sql import SparkSession  # noqa: E402
 
-from conftest import jvm_with_packages  # noqa: E402
 from delta_lifecycle import hadoop_aws_package  # noqa: E402
 from objectstore.helpers import s3_session_conf  # noqa: E402
+from process_jvm import jvm_with_packages  # noqa: E402
 from spark_sessions import SessionSpec, start_session  # noqa: E402
 from objectstore.server import (  # noqa: E402
     MINIO_BUILD_TIMEOUT_SECONDS,

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import deletion_vector_table
+from table_helpers import deletion_vector_table
 from delta_lifecycle import DropFeatureResult, LifecycleTable
 from delta_lifecycle.errors import DropFeatureWaitError
 from objectstore.helpers import (
@@ -33,7 +33,7 @@ from objectstore.server import ObjectStore
 if not FULL_OBJECTSTORE_SUITE:
     pytest.skip(FULL_SUITE_ONLY, allow_module_level=True)
 
-#: What :func:`conftest.deletion_vector_table` leaves: ten inserts of two rows, three deleted.
+#: What :func:`table_helpers.deletion_vector_table` leaves: ten inserts of two rows, three deleted.
 DV_ROWS = sorted(set(range(10)) | set(range(100, 110)) - {101, 103, 105})
 
 

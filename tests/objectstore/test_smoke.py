@@ -23,7 +23,7 @@ from objectstore.helpers import (
     s3_stock_conf,
 )
 from stock_session import StockRead, stock_read_ids
-from conftest import behind_switch
+from environment import behind_switch
 from objectstore.server import ObjectStore
 
 pytestmark = behind_switch("DELTA_LIFECYCLE_OBJECTSTORE", "make objectstore-test")

@@ -16,7 +16,7 @@ from typing import Dict, Iterator, Optional
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import lifecycle_session
+from process_jvm import lifecycle_session
 from unitycatalog.server import (
     UC_MAVEN_PACKAGES,
     UnityCatalogServer,

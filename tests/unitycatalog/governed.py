@@ -59,7 +59,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import lifecycle_session
+from process_jvm import lifecycle_session
 from delta_lifecycle import hadoop_aws_package
 from objectstore.server import (
     ObjectStore,

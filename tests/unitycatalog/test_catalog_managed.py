@@ -31,7 +31,8 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
-from conftest import condition_of, run_stock_script
+from spark_errors import condition_of
+from stock_session import run_stock_script
 from delta_lifecycle.errors import AdministratorSettingError, translate_errors
 from unitycatalog.conftest import UcCatalog, stock_uc_conf, uc_session
 from unitycatalog.managed_tables import await_backfilled, table_path

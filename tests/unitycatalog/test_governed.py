@@ -29,7 +29,9 @@ import pytest
 from botocore.exceptions import ClientError
 from pyspark.sql import SparkSession
 
-from conftest import behind_switch, condition_of, run_stock_script
+from environment import behind_switch
+from spark_errors import condition_of
+from stock_session import run_stock_script
 from objectstore.server import StoredObject
 from unitycatalog.governed import (  # noqa: F401  (governed, governed_spark: fixtures)
     STORAGE_KEY_SETTINGS,

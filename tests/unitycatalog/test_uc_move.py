@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import run_stock_script
+from stock_session import run_stock_script
 from delta_lifecycle import LifecycleTable
 from unitycatalog.conftest import UcCatalog, stock_uc_conf
 from unitycatalog.server import UnityCatalogError

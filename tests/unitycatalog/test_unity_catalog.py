@@ -9,7 +9,8 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
-from conftest import condition_of, run_stock_script
+from spark_errors import condition_of
+from stock_session import run_stock_script
 from unitycatalog.conftest import UcCatalog, stock_uc_conf
 from unitycatalog.managed_tables import await_backfilled
 
