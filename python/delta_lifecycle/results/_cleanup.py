@@ -42,8 +42,7 @@ class CleanedLogFile:
     reason:
         Why the file was kept (checkpoint protection), else `None`.
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------

@@ -53,8 +53,7 @@ class CompactionResult:
     input_bytes:
         Total size of the commit files the compaction stands in for.
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------

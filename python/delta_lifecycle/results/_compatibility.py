@@ -65,8 +65,7 @@ class ClientCompatibility:
     sources:
         Where the entry comes from (URLs).
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------

@@ -71,8 +71,7 @@ class DropFeatureResult:
         the `checkpointProtection` the fast drop adds; the `TRUNCATE HISTORY` drop
         avoids it.
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------

@@ -57,8 +57,7 @@ class ProtocolVersion:
         The table property `delta.requireCheckpointProtectionBeforeVersion` at this
         version, or `None` when it is not set.
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------
