@@ -11,13 +11,7 @@ from delta_lifecycle.results._rows import _from_row
 
 #: The columns of ``ALTER TABLE … CLEAN LOG``, in order.
 CLEANUP_COLUMNS: Tuple[str, ...] = (
-    "path",
-    "kind",
-    "version",
-    "sizeInBytes",
-    "action",
-    "reason",
-    "table",
+    "path", "kind", "version", "sizeInBytes", "action", "reason", "table",
 )
 
 

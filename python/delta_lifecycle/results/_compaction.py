@@ -15,15 +15,8 @@ CompactionStatus = Literal["written", "exists", "covered", "nothing-to-compact"]
 
 #: The columns of ``ALTER TABLE … COMPACT LOG``, in order.
 COMPACTION_COLUMNS: Tuple[str, ...] = (
-    "startVersion",
-    "endVersion",
-    "status",
-    "file",
-    "commits",
-    "actions",
-    "bytesWritten",
-    "inputBytes",
-    "table",
+    "startVersion", "endVersion", "status", "file", "commits", "actions", "bytesWritten",
+    "inputBytes", "table",
 )
 
 

@@ -17,21 +17,9 @@ Evidence = Literal["verified", "documented"]
 
 #: The columns of ``DESCRIBE COMPATIBILITY``, in order.
 COMPATIBILITY_COLUMNS: Tuple[str, ...] = (
-    "client",
-    "versions",
-    "evidence",
-    "canRead",
-    "canWrite",
-    "readBlockers",
-    "writeBlockers",
-    "unknownForRead",
-    "unknownForWrite",
-    "dropForRead",
-    "dropForWrite",
-    "notDroppable",
-    "writeNeedsTruncateHistory",
-    "sources",
-    "table",
+    "client", "versions", "evidence", "canRead", "canWrite", "readBlockers", "writeBlockers",
+    "unknownForRead", "unknownForWrite", "dropForRead", "dropForWrite", "notDroppable",
+    "writeNeedsTruncateHistory", "sources", "table",
 )
 
 

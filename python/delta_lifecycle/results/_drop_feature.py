@@ -16,19 +16,9 @@ DropStatus = Literal["planned", "dropped"]
 
 #: The columns of ``ALTER TABLE … DROP FEATURE``, in order.
 DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
-    "feature",
-    "mode",
-    "status",
-    "filesRewritten",
-    "bytesRewritten",
-    "commitVersions",
-    "checkpointVersions",
-    "protectedBefore",
-    "readableWithoutFeatureFrom",
-    "historyTruncatedBefore",
-    "steps",
-    "clientsGainingAccess",
-    "clientsBlockedByProtection",
+    "feature", "mode", "status", "filesRewritten", "bytesRewritten", "commitVersions",
+    "checkpointVersions", "protectedBefore", "readableWithoutFeatureFrom",
+    "historyTruncatedBefore", "steps", "clientsGainingAccess", "clientsBlockedByProtection",
     "table",
 )
 

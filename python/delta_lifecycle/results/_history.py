@@ -12,17 +12,9 @@ from delta_lifecycle.results._rows import _from_row, _optional_names
 
 #: The columns of ``DESCRIBE PROTOCOL HISTORY``, in order.
 PROTOCOL_HISTORY_COLUMNS: Tuple[str, ...] = (
-    "version",
-    "timestamp",
-    "operation",
-    "minReaderVersion",
-    "minWriterVersion",
-    "readerFeatures",
-    "writerFeatures",
-    "checkpoint",
-    "compactions",
-    "requireCheckpointProtectionBeforeVersion",
-    "table",
+    "version", "timestamp", "operation", "minReaderVersion", "minWriterVersion",
+    "readerFeatures", "writerFeatures", "checkpoint", "compactions",
+    "requireCheckpointProtectionBeforeVersion", "table",
 )
 
 

@@ -12,13 +12,7 @@ from delta_lifecycle.results._rows import _from_row
 
 #: The columns of ``DESCRIBE LOG FILES``, in order.
 LOG_FILES_COLUMNS: Tuple[str, ...] = (
-    "version",
-    "endVersion",
-    "kind",
-    "file",
-    "size",
-    "modificationTime",
-    "table",
+    "version", "endVersion", "kind", "file", "size", "modificationTime", "table",
 )
 
 #: What a file of ``_delta_log`` is to the Delta protocol.

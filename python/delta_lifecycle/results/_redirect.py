@@ -18,43 +18,17 @@ CopyMode = Literal["server-side", "local", "streams"]
 
 #: The columns of ``SET REDIRECT``, ``UNSET REDIRECT`` and ``DESCRIBE REDIRECT``, in order.
 REDIRECT_COLUMNS: Tuple[str, ...] = (
-    "table",
-    "state",
-    "mode",
-    "type",
-    "destination",
-    "destinationLocation",
-    "noRedirectRules",
-    "version",
-    "filesCopied",
-    "bytesCopied",
-    "commitVersions",
-    "steps",
-    "copyMode",
-    "copyModeReason",
-    "bytesThroughExecutors",
+    "table", "state", "mode", "type", "destination", "destinationLocation", "noRedirectRules",
+    "version", "filesCopied", "bytesCopied", "commitVersions", "steps", "copyMode",
+    "copyModeReason", "bytesThroughExecutors",
 )
 
 #: The columns of ``SET REDIRECT … DRY RUN`` and ``UNSET REDIRECT DRY RUN``, in order.
 REDIRECT_PLAN_COLUMNS: Tuple[str, ...] = (
-    "table",
-    "state",
-    "destination",
-    "destinationLocation",
-    "version",
-    "filesToCopy",
-    "bytesToCopy",
-    "filesAlreadyThere",
-    "bytesAlreadyThere",
-    "filesReferencedInPlace",
-    "filesGone",
-    "logFilesToCopy",
-    "logBytesToCopy",
-    "copyMode",
-    "copyModeReason",
-    "tasks",
-    "refusals",
-    "steps",
+    "table", "state", "destination", "destinationLocation", "version", "filesToCopy",
+    "bytesToCopy", "filesAlreadyThere", "bytesAlreadyThere", "filesReferencedInPlace",
+    "filesGone", "logFilesToCopy", "logBytesToCopy", "copyMode", "copyModeReason", "tasks",
+    "refusals", "steps",
 )
 
 
