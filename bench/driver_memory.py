@@ -187,48 +187,57 @@ def describe(e):
     j = getattr(e, "java_exception", None)
     text = (j.toString() if j is not None else str(e)).strip().splitlines()
     return (condition(e) + " " + (text[0] if text else type(e).__name__)).strip()[:300]
+
+class HeapPeak:
+    # The heap in use (live data and garbage not yet collected), sampled twice a second from a
+    # thread of its own while `with` runs: its peak is at most the heap's limit.
+    # It stops at once when `with` ends, so a timed statement does not wait out its sleep.
+    def __init__(self, spark):
+        import threading
+        self.runtime = spark._jvm.java.lang.Runtime.getRuntime()
+        self.peak_mb, self.stopped = 0.0, threading.Event()
+    def sample(self):
+        while not self.stopped.is_set():
+            try:
+                used = self.runtime.totalMemory() - self.runtime.freeMemory()
+                self.peak_mb = max(self.peak_mb, used / 2**20)
+            except Exception:
+                return
+            self.stopped.wait(0.5)
+    def __enter__(self):
+        import threading
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+        return self
+    def __exit__(self, *exc):
+        self.stopped.set()
+        self.thread.join()
 """
 
 MEASURE = SESSION + r"""
 engine, heap, statements, expected = (sys.argv[1], sys.argv[2], json.loads(sys.argv[3]),
                                       set(json.loads(sys.argv[4])))
 """ + engine_session("heap") + r"""
-
-# The heap in use (live data and garbage not yet collected), sampled twice a second from a
-# thread of its own while the statement runs: its peak is at most the heap's limit.
-import threading
-runtime = spark._jvm.java.lang.Runtime.getRuntime()
-peak, running = [0], [True]
-def sample():
-    while running[0]:
-        try:
-            peak[0] = max(peak[0], runtime.totalMemory() - runtime.freeMemory())
-        except Exception:
-            return
-        time.sleep(0.5)
-sampler = threading.Thread(target=sample, daemon=True)
-sampler.start()
 started = time.monotonic()
 rows, stopped = 0, []
+heap_peak = HeapPeak(spark)
 try:
-    for sql in statements:
-        try:
-            rows += len(spark.sql(sql).collect())
-        except Exception as e:
-            if condition(e) not in expected:
-                raise
-            stopped.append(condition(e))
+    with heap_peak:
+        for sql in statements:
+            try:
+                rows += len(spark.sql(sql).collect())
+            except Exception as e:
+                if condition(e) not in expected:
+                    raise
+                stopped.append(condition(e))
     wall = time.monotonic() - started
-    running[0] = False
-    sampler.join()
     print("RESULT " + json.dumps({"outcome": "ok", "wall_s": wall,
-                                  "peak_heap_mb": peak[0] / 2**20,
+                                  "peak_heap_mb": heap_peak.peak_mb,
                                   "rows": rows, "error": " ".join(stopped)}), flush=True)
 except Exception as e:
     wall = time.monotonic() - started
-    running[0] = False
     print("RESULT " + json.dumps({"outcome": "failed", "wall_s": wall,
-                                  "peak_heap_mb": peak[0] / 2**20,
+                                  "peak_heap_mb": heap_peak.peak_mb,
                                   "rows": "", "error": describe(e)}), flush=True)
 """
 

@@ -12,19 +12,21 @@ from pyspark.sql import SparkSession
 from metastore import hive_metastore_conf
 from spark_sessions import SESSION_CONF, SessionSpec, start_session
 
-#: The extra packages on the classpath of this test process's JVM.
+#: The extra packages and jars on the classpath of this test process's JVM.
 _JVM_PACKAGES: Set[str] = set()
 
 
 def jvm_with_packages(packages: Sequence[str]) -> None:
-    """Make the next session's JVM one with ``packages`` on its classpath.
+    """Make the next session's JVM one with ``packages`` (Maven coordinates, or jars given as
+    ``spark.jars``) on its classpath.
 
-    ``spark.jars.packages`` is resolved only when pyspark launches its JVM, which then serves
-    every later session of the process, so a module whose packages the JVM lacks (hadoop-aws,
-    Unity Catalog's connector) would miss them after another module's session. pyspark has no
-    public way to relaunch, so this closes the gateway the way pyspark's own launcher arranges
-    for (the JVM exits when its standard input closes) and forgets it; the next
-    ``getOrCreate`` launches a JVM with the packages. A JVM with an active context stays."""
+    ``spark.jars.packages`` (and ``spark.jars``) reach the driver's classpath only when pyspark
+    launches its JVM, which then serves every later session of the process, so a module whose
+    packages the JVM lacks (hadoop-aws, Unity Catalog's connector) would miss them after another
+    module's session. pyspark has no public way to relaunch, so this closes the gateway the way
+    pyspark's own launcher arranges for (the JVM exits when its standard input closes) and
+    forgets it; the next ``getOrCreate`` launches a JVM with the packages. A JVM with an active
+    context stays."""
     global _JVM_PACKAGES
     from pyspark import SparkContext
 
@@ -52,7 +54,8 @@ def lifecycle_session(
     ``start_conf`` too (the administrator's settings), stopped when the generator closes. With
     ``hive``, tables by name live in Spark's own Hive metastore (tests/metastore.py);
     ``extra_packages`` go to ``configure_spark``."""
-    jvm_with_packages(extra_packages)
+    jars = [jar for jar in (start_conf or {}).get("spark.jars", "").split(",") if jar]
+    jvm_with_packages([*extra_packages, *jars])
     conf = {**SESSION_CONF, "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("warehouse"))}
     if hive:
         conf.update(hive_metastore_conf(tmp_path_factory.mktemp("metastore")))

@@ -13,6 +13,11 @@ extension) records every attempt. Afterwards:
 - every checkpoint and compaction in the log holds a state its commits made
   (``deltalog.assert_maintenance_files_describe_real_states``).
 
+The Delta protocol asks the storage for an atomic put-if-absent of commit files. On a local
+disk delta-spark's default store has one only within its own JVM, so every delta-spark
+session here (this module's and the stock writers') commits through
+tests/jvm/LinkingLocalLogStore.java, which links as delta-rs does (tests/linking_log_store.py).
+
 CI runs each operation with two delta-rs writers (plus one stock delta-spark writer during
 DROP FEATURE); ``DELTA_LIFECYCLE_FULL_MATRIX=1`` runs four delta-rs and two delta-spark
 writers, and the TRUNCATE HISTORY flow too.
@@ -26,25 +31,34 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import pytest
 from pyspark.sql import SparkSession
 
 from concurrent_appender import batch_ids
 from environment import FULL_MATRIX
+from process_jvm import lifecycle_session
 from spark_sessions import SESSION_CONF
 from stock_session import stock_read_ids
 from table_helpers import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import ConcurrentCommitError, DropFeatureWaitError, FeatureTracesRemainError
+from linking_log_store import linking_log_store_conf
 
 APPENDER = Path(__file__).with_name("concurrent_appender.py")
 DELTA_RS_WRITERS = 4 if FULL_MATRIX else 2
 DELTA_SPARK_WRITERS = 2 if FULL_MATRIX else 1
 #: Errors a lifecycle operation may lose a race with; it is then simply run again.
 RETRYABLE = (ConcurrentCommitError, FeatureTracesRemainError)
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """Every delta-spark session of this module commits with a put-if-absent that holds across
+    processes."""
+    yield from lifecycle_session(tmp_path_factory, start_conf=linking_log_store_conf())
 
 
 @dataclass
@@ -72,7 +86,7 @@ class Writers:
             self.processes.append(
                 subprocess.Popen(
                     [sys.executable, str(APPENDER), client, str(self.path), str(writer), str(self.stop_file),
-                     str(self.out_file(writer)), pause, json.dumps(SESSION_CONF)],
+                     str(self.out_file(writer)), pause, json.dumps({**SESSION_CONF, **linking_log_store_conf()})],
                     stdout=subprocess.DEVNULL,
                     stderr=(self.workdir / f"writer-{writer}.stderr").open("wb"),
                 )

@@ -565,3 +565,49 @@ def test_stock_delta_spark_reads_the_same_rows_afterwards(
     stock_after: Dict[str, Any], table: str
 ) -> None:
     assert stock_after[table].get("ids") == ROWS[table], stock_after[table]
+
+
+# ---- streams -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def streamed(governed: GovernedDeployment, governed_spark: SparkSession,
+             stock_after: Dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+             ) -> Dict[str, Any]:
+    """After every statement and stock delta-spark's read, the writer streams each table by name to the end (AvailableNow),
+    and appends three rows to the external table with a stream by name; then reads it again."""
+    spark = session_as(governed_spark, governed, governed.writer)
+    work = tmp_path_factory.mktemp("streams")
+    seen: Dict[str, Any] = {}
+    for table in TABLES:
+        name = governed.table(table)
+        try:
+            query = (spark.readStream.table(name).writeStream.format("memory")
+                     .queryName(f"governed_{table}").trigger(availableNow=True)
+                     .option("checkpointLocation", str(work / f"read-{table}")).start())
+            query.awaitTermination(300)
+            seen[table] = sorted(int(r[0]) for r in spark.table(f"governed_{table}").collect())
+        except Exception as error:
+            seen[table] = f"refused: {condition_of(error)}: {str(error)[:1500]}"
+    try:
+        source = spark.createDataFrame([(i,) for i in range(1000, 1003)], "id BIGINT")
+        source.write.format("parquet").save(str(work / "more"))
+        query = (spark.readStream.schema("id BIGINT").parquet(str(work / "more")).writeStream
+                 .format("delta").trigger(availableNow=True)
+                 .option("checkpointLocation", str(work / "append")).toTable(governed.table(EXT)))
+        query.awaitTermination(300)
+        seen["appended"] = read_ids(spark, governed.table(EXT))
+    except Exception as error:
+        seen["appended"] = f"refused: {condition_of(error)}: {str(error)[:1500]}"
+    return seen
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_a_stream_by_name_reads_every_row_with_vended_credentials(
+    streamed: Dict[str, Any], table: str
+) -> None:
+    assert streamed[table] == ROWS[table]
+
+
+def test_a_stream_by_name_writes_with_vended_credentials(streamed: Dict[str, Any]) -> None:
+    assert streamed["appended"] == ROWS[EXT] + [1000, 1001, 1002]

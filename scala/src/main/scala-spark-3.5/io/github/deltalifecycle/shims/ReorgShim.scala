@@ -20,14 +20,17 @@ import org.apache.spark.util.SerializableConfiguration
  */
 final class TaskSafeTypeWideningRewrite extends DeltaRewriteTypeWideningOperation {
 
-  /** The files of `snapshot` written with another type than the schema's, as a distributed job. */
-  def filesWrittenWithOtherTypes(snapshot: Snapshot): Dataset[AddFile] = {
+  /**
+   * The files of `files`, `snapshot`'s live files, written with another type than the schema's, as
+   * a distributed job.
+   */
+  def filesWrittenWithOtherTypes(snapshot: Snapshot, files: Dataset[AddFile]): Dataset[AddFile] = {
     val physicalSchema = DeltaColumnMapping.renameColumns(snapshot.schema)
     val hadoopConf = new SerializableConfiguration(snapshot.deltaLog.newDeltaHadoopConf())
     val dataPath = new Path(snapshot.deltaLog.dataPath.toString)
     val binaryAsString = SQLConf.get.isParquetBinaryAsString
     val int96AsTimestamp = SQLConf.get.isParquetINT96AsTimestamp
-    snapshot.allFiles.mapPartitions { partition =>
+    files.mapPartitions { partition =>
       filterParquetFiles(
         partition.toList,
         dataPath,
@@ -48,9 +51,12 @@ object ReorgShim {
 
   def typeWideningRewrite: DeltaReorgOperation = new TaskSafeTypeWideningRewrite
 
-  /** The files of `snapshot` that REORG REWRITE_TYPE_WIDENING rewrites, as a distributed job. */
-  def filesWrittenWithOtherTypes(snapshot: Snapshot): Dataset[AddFile] =
-    new TaskSafeTypeWideningRewrite().filesWrittenWithOtherTypes(snapshot)
+  /**
+   * The files of `files`, `snapshot`'s live files, that REORG REWRITE_TYPE_WIDENING rewrites, as a
+   * distributed job.
+   */
+  def filesWrittenWithOtherTypes(snapshot: Snapshot, files: Dataset[AddFile]): Dataset[AddFile] =
+    new TaskSafeTypeWideningRewrite().filesWrittenWithOtherTypes(snapshot, files)
 
   /**
    * The deletion-vector file of `dv` relative to the table, URL-encoded as a remove action records

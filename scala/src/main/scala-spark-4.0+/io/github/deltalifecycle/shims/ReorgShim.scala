@@ -70,10 +70,13 @@ final class TaskSafeTypeWideningRewrite
     extends DeltaRewriteTypeWideningOperation
     with TaskSafeFooterFilter {
 
-  /** The files of `snapshot` written with another type than the schema's, as a distributed job. */
-  def filesWrittenWithOtherTypes(snapshot: Snapshot): Dataset[AddFile] = {
+  /**
+   * The files of `files`, `snapshot`'s live files, written with another type than the schema's, as
+   * a distributed job.
+   */
+  def filesWrittenWithOtherTypes(snapshot: Snapshot, files: Dataset[AddFile]): Dataset[AddFile] = {
     val physicalSchema = DeltaColumnMapping.renameColumns(snapshot.schema)
-    matching(snapshot.allFiles, snapshot, ignoreCorruptFiles = false)(
+    matching(files, snapshot, ignoreCorruptFiles = false)(
       fileHasDifferentTypes(_, physicalSchema)
     )
   }
@@ -86,9 +89,12 @@ object ReorgShim {
 
   def typeWideningRewrite: TaskSafeTypeWideningRewrite = new TaskSafeTypeWideningRewrite
 
-  /** The files of `snapshot` that REORG REWRITE_TYPE_WIDENING rewrites, as a distributed job. */
-  def filesWrittenWithOtherTypes(snapshot: Snapshot): Dataset[AddFile] =
-    typeWideningRewrite.filesWrittenWithOtherTypes(snapshot)
+  /**
+   * The files of `files`, `snapshot`'s live files, that REORG REWRITE_TYPE_WIDENING rewrites, as a
+   * distributed job.
+   */
+  def filesWrittenWithOtherTypes(snapshot: Snapshot, files: Dataset[AddFile]): Dataset[AddFile] =
+    typeWideningRewrite.filesWrittenWithOtherTypes(snapshot, files)
 
   /**
    * The deletion-vector file of `dv` relative to the table, URL-encoded as a remove action records

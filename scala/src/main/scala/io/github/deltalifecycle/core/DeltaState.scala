@@ -42,6 +42,19 @@ object DeltaState {
     }
   }
 
+  /**
+   * Refuses ([[OutOfMemory.checkLocalFit]]), before anything is written, a statement that will have
+   * delta-spark rebuild a state of `snapshot`'s size that cannot fit the driver in local mode: the
+   * partitions are those [[load]] would build it in.
+   */
+  def checkFits(snapshot: Snapshot): Unit = {
+    val spark = SparkSession.active
+    val files = FilePartitions.estimatedFiles(snapshot)
+    FilePartitions.withDeltaState(spark, files) {
+      OutOfMemory.checkLocalFit(spark, files, FilePartitions.statePartitions(spark))
+    }
+  }
+
   private def tally(state: DataFrame): StateTallies = {
     val rows = state.where(col("add").isNotNull)
       .select(col("add.size"), col("add.deletionVector").isNotNull).rdd

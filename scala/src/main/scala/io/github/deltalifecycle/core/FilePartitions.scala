@@ -75,13 +75,18 @@ object FilePartitions {
   def withDeltaState[T](spark: SparkSession, files: Long)(body: => T): T = {
     val key = DeltaSQLConf.DELTA_SNAPSHOT_PARTITIONS.key
     val before = spark.conf.getOption(key)
-    val current = before.flatMap(_.trim.toIntOption).getOrElse(DeltaDefaultSnapshotPartitions)
+    val current = statePartitions(spark)
     val needed = partitionsFor(spark, files)
     if (needed <= current) return body
     spark.conf.set(key, needed.toString)
     try body
     finally before.fold(spark.conf.unset(key))(spark.conf.set(key, _))
   }
+
+  /** The partitions delta-spark builds a snapshot's state in, as the session sets them now. */
+  def statePartitions(spark: SparkSession): Int =
+    spark.conf.getOption(DeltaSQLConf.DELTA_SNAPSHOT_PARTITIONS.key).flatMap(_.trim.toIntOption)
+      .getOrElse(DeltaDefaultSnapshotPartitions)
 
   /** delta-spark's own default when the session does not set `snapshotPartitions`. */
   private val DeltaDefaultSnapshotPartitions = 50

@@ -7,9 +7,14 @@ import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
 import org.apache.hadoop.fs.{FileStatus, FileSystem}
 import org.apache.parquet.example.data.Group
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter
+import org.apache.parquet.ParquetReadOptions
+import org.apache.parquet.filter2.compat.FilterCompat
+import org.apache.parquet.filter2.predicate.{FilterApi, FilterPredicate}
 import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.util.HadoopStreams
 import org.apache.parquet.io.{ColumnIOFactory, InputFile, SeekableInputStream}
+import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.{
   GroupType,
   LogicalTypeAnnotation,
@@ -43,17 +48,30 @@ object ParquetActionReader {
   private val skippedNestedFields = Set("stats_parsed", "partitionValues_parsed")
   private val json = JsonNodeFactory.instance
 
-  /** The actions in `file` restricted to the top-level `columns`, in row order. */
+  /**
+   * The actions in `file` restricted to the top-level `columns`, in row order. Rows where none of
+   * `columns` is set are skipped, and so are row groups and pages where the file's statistics and
+   * page indexes show no such row: reading a checkpoint's protocol and metadata does not assemble
+   * one record per file of the table.
+   */
   def read(fs: FileSystem, file: FileStatus, columns: Set[String]): Iterator[Action] = {
-    val reader = ParquetFileReader.open(inputFile(fs, file))
-    val fileSchema = reader.getFooter.getFileMetaData.getSchema
+    val footer = ParquetFileReader.open(inputFile(fs, file))
+    val fileSchema = footer.getFooter.getFileMetaData.getSchema
     val projected = project(fileSchema, columns)
+    val presence = present(projected, columns)
+    val reader = presence.fold(footer) { predicate =>
+      footer.close()
+      val options = ParquetReadOptions.builder().withRecordFilter(FilterCompat.get(predicate))
+        .useStatsFilter(true).useDictionaryFilter(true).useColumnIndexFilter(true).build()
+      ParquetFileReader.open(inputFile(fs, file), options)
+    }
     if (projected.getFieldCount == 0) {
       reader.close()
       return Iterator.empty
     }
     reader.setRequestedSchema(projected)
     val columnIO = new ColumnIOFactory().getColumnIO(projected)
+    val rowFilter = presence.fold(FilterCompat.NOOP)(FilterCompat.get)
 
     new Iterator[Action] {
       private var rowsLeft = 0L
@@ -65,18 +83,24 @@ object ParquetActionReader {
         nextAction = null
         while (nextAction == null && !closed) {
           if (rowsLeft == 0) {
-            val pages = reader.readNextRowGroup()
+            val pages =
+              if (presence.isDefined) reader.readNextFilteredRowGroup()
+              else reader.readNextRowGroup()
             if (pages == null) {
               reader.close()
               closed = true
             } else {
               rowsLeft = pages.getRowCount
-              recordReader = columnIO.getRecordReader(pages, new GroupRecordConverter(projected))
+              recordReader =
+                columnIO.getRecordReader(pages, new GroupRecordConverter(projected), rowFilter)
             }
           } else {
             rowsLeft -= 1
-            val row = rowToJson(recordReader.read(), projected)
-            if (row.size() > 0) nextAction = ActionReader.toAction(row)
+            val group = recordReader.read()
+            if (group != null && !recordReader.shouldSkipCurrentRecord) {
+              val row = rowToJson(group, projected)
+              if (row.size() > 0) nextAction = ActionReader.toAction(row)
+            }
           }
         }
       }
@@ -89,6 +113,53 @@ object ParquetActionReader {
         a
       }
     }
+  }
+
+  /** A field of each action that is set whenever the action is. */
+  private val KeyFields = Map(
+    "add" -> "path",
+    "remove" -> "path",
+    "metaData" -> "id",
+    "protocol" -> "minReaderVersion",
+    "txn" -> "appId",
+    "domainMetadata" -> "domain",
+    "checkpointMetadata" -> "version",
+    "sidecar" -> "path"
+  )
+
+  /**
+   * A filter keeping the rows where one of `columns` is set, built on the file's own types of their
+   * key fields; none when a column has no key field Parquet can filter on.
+   */
+  private def present(schema: MessageType, columns: Set[String]): Option[FilterPredicate] = {
+    val inFile = columns.filter(c => schema.containsField(c))
+    val tests: Seq[Option[FilterPredicate]] = inFile.toSeq.map { c =>
+      KeyFields.get(c).filter(k => schema.containsPath(Array(c, k))).flatMap { k =>
+        val path = s"$c.$k"
+        schema.getType(c, k).asPrimitiveType().getPrimitiveTypeName match {
+          case PrimitiveTypeName.INT32 =>
+            Some(FilterApi.notEq(FilterApi.intColumn(path), null: Integer))
+          case PrimitiveTypeName.INT64 =>
+            Some(FilterApi.notEq(FilterApi.longColumn(path), null: java.lang.Long))
+          case PrimitiveTypeName.BINARY =>
+            Some(FilterApi.notEq(FilterApi.binaryColumn(path), null: Binary))
+          case _ => None
+        }
+      }
+    }
+    Option.when(tests.nonEmpty && tests.forall(_.isDefined))(
+      tests.flatten.reduce[FilterPredicate](FilterApi.or(_, _))
+    )
+  }
+
+  /** Fails unless `file` opens as Parquet (its footer reads). */
+  def checkReadable(fs: FileSystem, file: FileStatus): Unit = footer(fs, file)
+
+  /** The footer of the Parquet file `file`: its schema and its row groups' statistics. */
+  def footer(fs: FileSystem, file: FileStatus): ParquetMetadata = {
+    val reader = ParquetFileReader.open(inputFile(fs, file))
+    try reader.getFooter
+    finally reader.close()
   }
 
   /** A Parquet input over the given file system (which may be a raw, checksum-free one). */

@@ -19,9 +19,22 @@ import org.apache.spark.sql.delta.actions.{
 /** The identity of a logical file: its canonical path and the id of its deletion vector. */
 final case class FileKey(canonicalPath: String, deletionVectorId: Option[String])
 
-/** Computes [[FileKey]]s for the file actions of one table. */
-final class FileKeys(fs: FileSystem, tablePath: Path) {
-  private val root = fs.makeQualified(tablePath)
+/**
+ * Computes [[FileKey]]s for the file actions of one table. It holds strings only, so the tasks of a
+ * Spark job compute the same keys as the driver: paths are qualified as the table's file system
+ * qualifies them (its URI and working directory), without opening it.
+ */
+final class FileKeys(fsUri: String, workingDir: String, root: String) extends Serializable {
+
+  def this(fs: FileSystem, tablePath: Path) = this(
+    fs.getUri.toString,
+    fs.getWorkingDirectory.toString,
+    fs.makeQualified(tablePath).toString
+  )
+
+  @transient private lazy val uri = new URI(fsUri)
+  @transient private lazy val cwd = new Path(workingDir)
+  @transient private lazy val rootPath = new Path(root)
 
   def of(path: String, dv: DeletionVectorDescriptor): FileKey =
     FileKey(canonicalPath(path), Option(dv).map(_.uniqueId))
@@ -32,7 +45,7 @@ final class FileKeys(fs: FileSystem, tablePath: Path) {
    */
   def canonicalPath(path: String): String = {
     val p = new Path(new URI(path))
-    val q = fs.makeQualified(if (p.isAbsolute) p else new Path(root, p)).toUri
+    val q = (if (p.isAbsolute) p else new Path(rootPath, p)).makeQualified(uri, cwd).toUri
     // "file:/x" and "file:///x" name the same file: drop an empty authority.
     val authority = if (q.getAuthority == null || q.getAuthority.isEmpty) null else q.getAuthority
     new URI(q.getScheme, authority, q.getPath, q.getQuery, q.getFragment).toString

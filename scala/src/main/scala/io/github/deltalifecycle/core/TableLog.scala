@@ -121,18 +121,11 @@ final class TableLog private (
     val segment = LogSegment.plan(listing, version, excluded)
     val replay = new StateReconciler(fs, tablePath)
     for (checkpoint <- segment.checkpoint) {
-      try replay.applyAll(readCheckpoint(checkpoint, ParquetActionReader.AllActionColumns))
-      catch {
-        case NonFatal(e) =>
-          val (whole, fallback) = withoutUnreadable(checkpoint, e, listing, version, excluded)
-          return build(whole, version, fallback)
-      }
+      readOrReplace(checkpoint, listing, version, excluded)(
+        replay.applyAll(readCheckpoint(checkpoint, ParquetActionReader.AllActionColumns))
+      )(build(_, version, _)).foreach(return _)
     }
-    val stepActions = OrderedPrefetch.map(segment.steps.iterator) {
-      case Right(commit) => ActionReader.readJson(readFs, commit.status)
-      case Left(compaction) => readCompactionOrCommits(compaction, segment)
-    }
-    stepActions.foreach(replay.applyAll)
+    stepActions(segment).foreach(replay.applyAll)
 
     val protocol = replay.currentProtocol.getOrElse(
       throw LifecycleErrors.invalidProtocol(
@@ -159,6 +152,47 @@ final class TableLog private (
       segment
     )
   }
+
+  /**
+   * The segment that rebuilds `version`, planned on `listing`, whose checkpoint opens: its Parquet
+   * footers and, for a V2 checkpoint, its manifest's sidecars. An unreadable checkpoint is replaced
+   * as [[snapshotAt]] replaces it; the listing the segment was planned on comes with it.
+   */
+  def readableSegment(version: Long, listing: LogListing): (LogSegment, LogListing) =
+    readableSegment(version, listing, Set.empty)
+
+  private def readableSegment(
+      version: Long,
+      listing: LogListing,
+      excluded: Set[LogCheckpoint]
+  ): (LogSegment, LogListing) = {
+    val segment = LogSegment.plan(listing, version, excluded)
+    for (checkpoint <- segment.checkpoint) {
+      readOrReplace(checkpoint, listing, version, excluded) {
+        checkpoint.files.filterNot(_.name.endsWith(".json"))
+          .foreach(part => ParquetActionReader.checkReadable(readFs, part.status))
+        sidecarsOf(checkpoint)
+      }(readableSegment(version, _, _)).foreach(return _)
+    }
+    (segment, listing)
+  }
+
+  /**
+   * Runs `read` of `checkpoint`, the one `listing` plans `version` from (leaving out `excluded`);
+   * when it fails, `retry` with what replaces it ([[withoutUnreadable]]) and returns its answer.
+   */
+  private def readOrReplace[T](
+      checkpoint: LogCheckpoint,
+      listing: LogListing,
+      version: Long,
+      excluded: Set[LogCheckpoint]
+  )(read: => Unit)(retry: (LogListing, Set[LogCheckpoint]) => T): Option[T] =
+    try { read; None }
+    catch {
+      case NonFatal(e) =>
+        val (whole, fallback) = withoutUnreadable(checkpoint, e, listing, version, excluded)
+        Some(retry(whole, fallback))
+    }
 
   /**
    * How to read `version` again without a checkpoint that failed: the listing to plan from (what
@@ -211,12 +245,14 @@ final class TableLog private (
       case _ =>
     }
     for (checkpoint <- segment.checkpoint) {
-      try keep(readCheckpoint(checkpoint, wanted))
-      catch {
-        case NonFatal(e) =>
-          val (whole, fallback) = withoutUnreadable(checkpoint, e, listing, version, excluded)
-          return protocolAndMetadataAt(version, whole, fallback)
-      }
+      readOrReplace(
+        checkpoint,
+        listing,
+        version,
+        excluded
+      )(keep(readCheckpoint(checkpoint, wanted)))(
+        protocolAndMetadataAt(version, _, _)
+      ).foreach(return _)
     }
     segment.commits.foreach(c =>
       keep(ActionReader.readJsonSelected(readFs, c.status, wanted).iterator)
@@ -232,6 +268,16 @@ final class TableLog private (
     )
     (protocol, metadata)
   }
+
+  /**
+   * The actions of the commits after `segment`'s checkpoint, one element per step in version order:
+   * a chosen compaction's actions, or a commit's.
+   */
+  def stepActions(segment: LogSegment): Iterator[Vector[Action]] =
+    OrderedPrefetch.map(segment.steps.iterator) {
+      case Right(commit) => ActionReader.readJson(readFs, commit.status)
+      case Left(compaction) => readCompactionOrCommits(compaction, segment)
+    }
 
   /**
    * A compaction file stands in for its commits only if it reads cleanly and is not empty;
@@ -343,25 +389,4 @@ object TableLog {
 
   def forPath(hadoopConf: Configuration, path: String): TableLog =
     forPath(hadoopConf, new Path(path))
-}
-
-/** Validity rules of the protocol action itself (not of the features it names). */
-object ProtocolChecks {
-  val MaxReaderVersion = 3
-  val MaxWriterVersion = 7
-
-  def validate(p: Protocol, version: Long): Unit = {
-    if (p.minReaderVersion < 1 || p.minReaderVersion > MaxReaderVersion) {
-      throw LifecycleErrors.invalidProtocol(
-        version,
-        s"minReaderVersion ${p.minReaderVersion} is outside 1..$MaxReaderVersion"
-      )
-    }
-    if (p.minWriterVersion < 1 || p.minWriterVersion > MaxWriterVersion) {
-      throw LifecycleErrors.invalidProtocol(
-        version,
-        s"minWriterVersion ${p.minWriterVersion} is outside 1..$MaxWriterVersion"
-      )
-    }
-  }
 }

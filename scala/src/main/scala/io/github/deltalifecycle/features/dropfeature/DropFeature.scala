@@ -47,7 +47,11 @@ final class DropFeature(
     FilePartitions.withDeltaState(spark, FilePartitions.estimatedFiles(latest)) {
       val plan = Progress.run(spark, s"DROP FEATURE ${feature.name} on $displayName", 1) { p =>
         p.start("plan the drop from the latest version")
-        flows.planFor(feature, head, latest, truncateHistory)
+        val planned = flows.planFor(feature, head, latest, truncateHistory)
+        // A checkpoint may be delta-spark's, which rebuilds the state: refused now if that
+        // cannot fit, rather than after the first commits.
+        if (!dryRun && planned.steps.exists(_.checkpointed)) DeltaState.checkFits(latest)
+        planned
       }
       if (dryRun) planned(plan) else dropped(plan, execute(plan))
     }
@@ -98,7 +102,7 @@ final class DropFeature(
     val clause = if (plan.mode == DropMode.TruncateHistory) " TRUNCATE HISTORY" else ""
     val operation = s"DROP FEATURE ${plan.feature.name}$clause on $displayName"
     Progress.run(spark, operation, plan.steps.size) { progress =>
-      val run = new DropRun(new BarrierCheckpoints(log, table, commits, progress))
+      val run = new DropRun(new BarrierCheckpoints(spark, log, table, commits, progress))
       plan.steps.foreach { step =>
         progress.start(step.label)
         step.work(run)

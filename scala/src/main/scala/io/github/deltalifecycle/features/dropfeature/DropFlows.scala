@@ -24,7 +24,8 @@ private[dropfeature] final class DropFlows(
   import DropFlows._
   import DropSteps.ProtectionKey
 
-  private val steps = new DropSteps(log, table, commits)
+  private val files = new TableFileState(spark, log)
+  private val steps = new DropSteps(log, table, commits, files)
 
   /** The flow that drops `feature` from the table as `head` and `snapshot` show it. */
   def planFor(
@@ -42,12 +43,13 @@ private[dropfeature] final class DropFlows(
         throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
       // Asked before anything is planned, so that DRY RUN reports the refusal the run would meet.
       if (truncateHistory) requireCatalogPermission(MaintenanceOperation.MetadataCleanup)
-      val preparation = feature.preparation(table, spark)
-      val planned = preparation.plan(snapshot, new DistributedTableFiles(snapshot))
+      val preparation = feature.preparation(table, spark, new PreparationContext(files, commits))
+      val latest = files.at(snapshot)
+      val planned = preparation.plan(latest)
       if (preparation.rewritesDataItself(planned)) steps.requireRewritePermission()
       if (!truncateHistory) fastDrop(feature, head, preparation, planned)
       // delta-spark's own check of the latest version decides whether preparation is due.
-      else if (!feature.validateRemoval(table, snapshot))
+      else if (!feature.validateRemoval(table, latest))
         truncationPreparation(feature, head, preparation, planned)
       else historyTruncatingDrop(feature, head)
     }

@@ -14,7 +14,8 @@ import org.apache.spark.sql.delta.catalog.DeltaTableV2
 private[dropfeature] final class DropSteps(
     log: TableLog,
     table: => DeltaTableV2,
-    commits: DropCommits
+    commits: DropCommits,
+    files: TableFileState
 ) {
   import DropFeature.BarrierSize
   import DropSteps._
@@ -84,7 +85,7 @@ private[dropfeature] final class DropSteps(
     commits.replanning(operation) { snapshot =>
       if (
         !DroppableFeatures.isCheckpointProtection(feature) &&
-        !feature.validateRemoval(table, snapshot)
+        !feature.validateRemoval(table, files.at(snapshot))
       ) throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
       val protocol =
         DroppableFeatures.protocolAfterDrop(snapshot.protocol, feature.feature, protect)

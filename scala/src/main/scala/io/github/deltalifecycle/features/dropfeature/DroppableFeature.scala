@@ -2,7 +2,12 @@ package io.github.deltalifecycle.features.dropfeature
 
 import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.{RemovableFeature, Snapshot, TableFeature}
+import org.apache.spark.sql.delta.{
+  DeletionVectorsTableFeature,
+  RemovableFeature,
+  Snapshot,
+  TableFeature
+}
 import org.apache.spark.sql.delta.actions.{Action, Metadata}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
@@ -20,14 +25,21 @@ trait DroppableFeature {
   /** Whether readers must be kept from the history that used it: the fast drop writes a barrier. */
   def requiresHistoryProtection: Boolean
 
-  /** Whether `snapshot` holds no trace of the feature, so the protocol may drop it. */
-  def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean
+  /**
+   * Whether the version `files` describes holds no trace of the feature, so the protocol may drop
+   * it.
+   */
+  def validateRemoval(table: DeltaTableV2, files: TableFiles): Boolean
 
   /** Whether any retained version up to `snapshot` uses the feature (TRUNCATE HISTORY). */
   def historyContainsFeature(spark: SparkSession, table: DeltaTableV2, snapshot: Snapshot): Boolean
 
   /** What removes the feature's traces from the latest version before the downgrade. */
-  def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation
+  def preparation(
+      table: DeltaTableV2,
+      spark: SparkSession,
+      context: PreparationContext
+  ): FeaturePreparation
 
   /** Actions the downgrade commit carries besides the protocol and metadata. */
   def actionsAtDowngrade(snapshot: Snapshot): Seq[Action]
@@ -43,8 +55,11 @@ final case class DeclaredRemovable(declared: TableFeature with RemovableFeature)
 
   def requiresHistoryProtection: Boolean = declared.requiresHistoryProtection
 
-  def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
-    DeltaShim.validateDropInvariants(declared, table, snapshot)
+  // deletionVectors' check counts the files with deletion vectors, which delta-spark's own takes
+  // from a reconstruction of the table's whole state; the same check reads them from the log.
+  def validateRemoval(table: DeltaTableV2, files: TableFiles): Boolean =
+    if (declared == DeletionVectorsTableFeature) files.deletionVectorsGone
+    else DeltaShim.validateDropInvariants(declared, table, files.snapshot)
 
   def historyContainsFeature(
       spark: SparkSession,
@@ -52,8 +67,11 @@ final case class DeclaredRemovable(declared: TableFeature with RemovableFeature)
       snapshot: Snapshot
   ): Boolean = DeltaShim.historyContainsFeature(declared, spark, table, snapshot)
 
-  def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
-    FeaturePreparation.forDeclared(this, table, spark)
+  def preparation(
+      table: DeltaTableV2,
+      spark: SparkSession,
+      context: PreparationContext
+  ): FeaturePreparation = FeaturePreparation.forDeclared(this, table, spark, context)
 
   def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] =
     DeltaShim.actionsAtDowngrade(declared, snapshot)

@@ -19,21 +19,6 @@ import org.apache.spark.sql.delta.constraints.Constraints
  */
 final case class DropStep(description: String, commits: Int, files: Long = 0L, bytes: Long = 0L)
 
-/** A number of files and their total size. */
-final case class FileTally(files: Long, bytes: Long)
-
-/**
- * What a drop's plan needs to know about the latest version's files. Computed on demand, and never
- * by holding the files on the driver: see [[DistributedTableFiles]].
- */
-trait TableFiles {
-  def all: FileTally
-  def withDeletionVectors: FileTally
-
-  /** Files written with a narrower type than the schema's (type widening). */
-  def writtenNarrower: FileTally
-}
-
 /**
  * The features DROP FEATURE removes: every feature the running delta-spark declares removable
  * (`RemovableFeature`), plus this project's own removals ([[ProjectDroppable]]) of the features it

@@ -1,8 +1,8 @@
 package io.github.deltalifecycle.features.dropfeature
 
-import io.github.deltalifecycle.core.{DeltaState, LogCommitter, OutOfMemory, TableLog}
+import io.github.deltalifecycle.core.{DeltaState, FileTally, LogCommitter, OutOfMemory, TableLog}
 import io.github.deltalifecycle.shims.{DeltaShim, ReorgShim}
-import org.apache.spark.sql.{Dataset, Encoders, SparkSession}
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.{
   DeletionVectorsTableFeature,
   DeltaConfigs,
@@ -12,18 +12,15 @@ import org.apache.spark.sql.delta.{
   TypeWideningPreviewTableFeature,
   TypeWideningTableFeature
 }
-import org.apache.spark.sql.delta.actions.{AddFile, DeletionVectorDescriptor, RemoveFile}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.commands.{
   AlterTableSetPropertiesDeltaCommand,
-  AlterTableUnsetPropertiesDeltaCommand,
   DeltaOptimizeContext,
   DeltaReorgOperation,
   OptimizeExecutor
 }
 import org.apache.spark.sql.delta.deltalifecycle.DeltaInternals
 import org.apache.spark.sql.delta.sources.DeltaSQLConf
-import org.apache.spark.sql.functions.col
 
 /**
  * The preparation of a drop: the steps that remove a feature's traces from the latest version
@@ -32,8 +29,11 @@ import org.apache.spark.sql.functions.col
  */
 sealed trait FeaturePreparation {
 
-  /** The commits the preparation makes on `snapshot`, in order, with the files it rewrites. */
-  def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep]
+  /**
+   * The commits the preparation makes on the version `files` describes, in order, with the files it
+   * rewrites.
+   */
+  def plan(files: TableFiles): Seq[DropStep]
 
   /**
    * Runs the preparation on the latest version; a no-op once no trace is left. `beforeRewrite` runs
@@ -48,6 +48,16 @@ sealed trait FeaturePreparation {
    */
   def rewritesDataItself(planned: Seq[DropStep]): Boolean = false
 }
+
+/**
+ * What a preparation works with besides its table: the files of any version, and the drop's own way
+ * of committing ([[DropCommits]]), so that its property changes and tombstones commit as the drop's
+ * other commits do.
+ */
+final class PreparationContext private[dropfeature] (
+    val files: TableFileState,
+    private[dropfeature] val commits: DropCommits
+)
 
 /**
  * For every feature the preparation is delta-spark's pre-downgrade command, except deletionVectors
@@ -65,12 +75,13 @@ object FeaturePreparation {
   def forDeclared(
       feature: DeclaredRemovable,
       table: DeltaTableV2,
-      spark: SparkSession
+      spark: SparkSession,
+      context: PreparationContext
   ): FeaturePreparation =
     feature.feature match {
-      case DeletionVectorsTableFeature => new DeletionVectorPurge(feature, table, spark)
+      case DeletionVectorsTableFeature => new DeletionVectorPurge(feature, table, spark, context)
       case TypeWideningTableFeature | TypeWideningPreviewTableFeature =>
-        new TypeChangeRemoval(feature, table, spark)
+        new TypeChangeRemoval(feature, table, spark, context)
       case RowTrackingFeature =>
         new DeltaSparkPreparation(feature, table, spark)(rowTrackingSuspension(_, spark))
       case _ => new DeltaSparkPreparation(feature, table, spark)(_ => oneCommit(feature))
@@ -79,21 +90,22 @@ object FeaturePreparation {
   def deletionVectorPurge(
       feature: DroppableFeature,
       table: DeltaTableV2,
-      spark: SparkSession
-  ): FeaturePreparation = new DeletionVectorPurge(feature, table, spark)
+      spark: SparkSession,
+      context: PreparationContext
+  ): FeaturePreparation = new DeletionVectorPurge(feature, table, spark, context)
 
   def rowIdRemoval(
       feature: DroppableFeature,
       table: DeltaTableV2,
-      spark: SparkSession
-  ): FeaturePreparation = new RowIdRemoval(feature, table, spark)
+      spark: SparkSession,
+      context: PreparationContext
+  ): FeaturePreparation = new RowIdRemoval(feature, table, spark, context)
 
-  def domainRemoval(feature: DroppableFeature, table: DeltaTableV2): FeaturePreparation =
-    new DomainRemoval(feature, table)
-
-  /** The files of `snapshot` that carry a row ID or a row commit version. */
-  def filesWithRowIds(snapshot: Snapshot): Dataset[AddFile] =
-    snapshot.allFiles.filter(col("baseRowId").isNotNull || col("defaultRowCommitVersion").isNotNull)
+  def domainRemoval(
+      feature: DroppableFeature,
+      table: DeltaTableV2,
+      context: PreparationContext
+  ): FeaturePreparation = new DomainRemoval(feature, table, context)
 
   /**
    * delta-spark's own pre-downgrade command, run as it is. The plan says whether it is due
@@ -104,10 +116,10 @@ object FeaturePreparation {
       feature: DeclaredRemovable,
       table: DeltaTableV2,
       spark: SparkSession
-  )(due: Snapshot => Seq[DropStep])
+  )(due: TableFiles => Seq[DropStep])
       extends FeaturePreparation {
-    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
-      if (feature.validateRemoval(table, snapshot)) Nil else due(snapshot)
+    def plan(files: TableFiles): Seq[DropStep] =
+      if (feature.validateRemoval(table, files)) Nil else due(files)
 
     def run(beforeRewrite: () => Unit): Unit =
       DeltaShim.removeFeatureTraces(feature.declared, table, spark)
@@ -130,11 +142,11 @@ object FeaturePreparation {
    * most [[rowIdBatch]] files. It stays delta-spark's command, since suspension also stops
    * concurrent writers from assigning new row IDs.
    */
-  private def rowTrackingSuspension(snapshot: Snapshot, spark: SparkSession): Seq[DropStep] =
+  private def rowTrackingSuspension(files: TableFiles, spark: SparkSession): Seq[DropStep] =
     DropStep(
       s"set ${DeltaConfigs.ROW_TRACKING_ENABLED.key} = false and suspend row ID generation",
       1
-    ) +: rowIdTakeOff(snapshot, spark).toSeq
+    ) +: rowIdTakeOff(files, spark).toSeq
 
   /**
    * Stop new deletion vectors (unset the property), rewrite the files that have them (REORG PURGE),
@@ -144,17 +156,16 @@ object FeaturePreparation {
   private final class DeletionVectorPurge(
       feature: DroppableFeature,
       table: DeltaTableV2,
-      spark: SparkSession
+      spark: SparkSession,
+      context: PreparationContext
   ) extends FeaturePreparation {
     private val property = DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key
 
-    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] = {
-      // The figures first: their job builds the snapshot's state, which the check then reads.
-      val withDeletionVectors = files.withDeletionVectors
+    def plan(files: TableFiles): Seq[DropStep] = {
       val purge =
-        if (feature.validateRemoval(table, snapshot)) Nil
+        if (feature.validateRemoval(table, files)) Nil
         else DropStep(s"unset $property", 1) +:
-          rewrite("purge deletion vectors", withDeletionVectors).toSeq
+          rewrite("purge deletion vectors", files.withDeletionVectors).toSeq
       purge ++
         Option.when(DeltaShim.generatesDvTombstones)(DropStep(
           "record deletion-vector files as tombstones, " +
@@ -164,17 +175,17 @@ object FeaturePreparation {
     }
 
     def run(beforeRewrite: () => Unit): Unit = {
-      if (!feature.validateRemoval(table, table.update())) {
-        unsetProperty(table, property, spark)
+      if (!feature.validateRemoval(table, context.files.at(table.update()))) {
+        PreparationCommits.unsetProperty(context, property)
         // delta-spark's REORG (its OPTIMIZE) lists every file of the table on the driver, which
-        // a table of millions of files cannot hold; counted in a distributed job first, a table
-        // without deletion vectors gives it nothing to rewrite, so it does not run.
-        if (DeltaState.load(table.update()).filesWithDv > 0) {
+        // a table of millions of files cannot hold; counted from the log first, a table without
+        // deletion vectors gives it nothing to rewrite, so it does not run.
+        if (context.files.at(table.update()).withDeletionVectors.files > 0) {
           beforeRewrite()
           reorg(table, ReorgShim.purge, spark)
         }
       }
-      if (DeltaShim.generatesDvTombstones) commitDvTombstones(table)
+      if (DeltaShim.generatesDvTombstones) PreparationCommits.dvTombstones(table, context)
     }
 
     override def rewritesDataItself(planned: Seq[DropStep]): Boolean = planned.exists(_.files > 0)
@@ -187,14 +198,15 @@ object FeaturePreparation {
   private final class TypeChangeRemoval(
       feature: DroppableFeature,
       table: DeltaTableV2,
-      spark: SparkSession
+      spark: SparkSession,
+      context: PreparationContext
   ) extends FeaturePreparation {
     private val property = DeltaConfigs.ENABLE_TYPE_WIDENING.key
 
-    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
-      if (feature.validateRemoval(table, snapshot)) Nil
+    def plan(files: TableFiles): Seq[DropStep] =
+      if (feature.validateRemoval(table, files)) Nil
       else Seq(DropStep(s"unset $property", 1)) ++ (
-        if (!DeltaInternals.hasTypeChanges(snapshot.schema)) Nil
+        if (!DeltaInternals.hasTypeChanges(files.snapshot.schema)) Nil
         else rewrite("rewrite files written with a narrower type", files.writtenNarrower).toSeq :+
           DropStep("remove the type-change records from the schema", 1)
       )
@@ -202,8 +214,8 @@ object FeaturePreparation {
     override def rewritesDataItself(planned: Seq[DropStep]): Boolean = planned.exists(_.files > 0)
 
     def run(beforeRewrite: () => Unit): Unit = {
-      if (feature.validateRemoval(table, table.update())) return
-      unsetProperty(table, property, spark)
+      if (feature.validateRemoval(table, context.files.at(table.update()))) return
+      PreparationCommits.unsetProperty(context, property)
       if (DeltaInternals.hasTypeChanges(table.update().schema)) {
         beforeRewrite()
         reorg(table, ReorgShim.typeWideningRewrite, spark)
@@ -228,24 +240,26 @@ object FeaturePreparation {
   private final class RowIdRemoval(
       feature: DroppableFeature,
       table: DeltaTableV2,
-      spark: SparkSession
+      spark: SparkSession,
+      context: PreparationContext
   ) extends FeaturePreparation {
     private val property = DeltaConfigs.ROW_TRACKING_ENABLED.key
 
     private def enabled(snapshot: Snapshot) =
       DeltaConfigs.ROW_TRACKING_ENABLED.fromMetaData(snapshot.metadata)
 
-    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
-      if (feature.validateRemoval(table, snapshot)) Nil
-      else Option.when(enabled(snapshot))(DropStep(s"set $property = false", 1)).toSeq ++
-        rowIdTakeOff(snapshot, spark)
+    def plan(files: TableFiles): Seq[DropStep] =
+      if (feature.validateRemoval(table, files)) Nil
+      else Option.when(enabled(files.snapshot))(DropStep(s"set $property = false", 1)).toSeq ++
+        rowIdTakeOff(files, spark)
 
     def run(beforeRewrite: () => Unit): Unit = {
       if (enabled(table.update()))
         AlterTableSetPropertiesDeltaCommand(table, Map(property -> "false")).run(spark)
       val snapshot = table.update()
       val log = logOf(table)
-      OutOfMemory.guarded(filesWithRowIds(snapshot).rdd).toLocalIterator.grouped(rowIdBatch(spark))
+      val withRowIds = context.files.at(snapshot).filesWithRowIds
+      OutOfMemory.guarded(withRowIds.rdd).toLocalIterator.grouped(rowIdBatch(spark))
         .foldLeft(snapshot.version) { (readVersion, batch) =>
           val readds = batch.map(
             _.copy(baseRowId = None, defaultRowCommitVersion = None, dataChange = false)
@@ -265,9 +279,9 @@ object FeaturePreparation {
   def rowIdBatch(spark: SparkSession): Int =
     spark.sessionState.conf.getConf(DeltaSQLConf.DELTA_BACKFILL_MAX_NUM_FILES_PER_COMMIT)
 
-  /** The commits that take the row IDs off the files of `snapshot` that have them. */
-  private def rowIdTakeOff(snapshot: Snapshot, spark: SparkSession): Option[DropStep] = {
-    val withRowIds = filesWithRowIds(snapshot).count()
+  /** The commits that take the row IDs off the files that have them. */
+  private def rowIdTakeOff(files: TableFiles, spark: SparkSession): Option[DropStep] = {
+    val withRowIds = files.withRowIds
     val batch = rowIdBatch(spark)
     Option.when(withRowIds > 0)(DropStep(
       s"take the row IDs off $withRowIds files (their data is not rewritten)",
@@ -280,19 +294,22 @@ object FeaturePreparation {
    * domain metadata is left, so what remains is a leftover, as delta-spark 4.4 treats it. Committed
    * through this project's committer, as delta-spark 3.3 names no operation for it.
    */
-  private final class DomainRemoval(feature: DroppableFeature, table: DeltaTableV2)
-      extends FeaturePreparation {
-    def plan(snapshot: Snapshot, files: TableFiles): Seq[DropStep] =
-      if (feature.validateRemoval(table, snapshot)) Nil
+  private final class DomainRemoval(
+      feature: DroppableFeature,
+      table: DeltaTableV2,
+      context: PreparationContext
+  ) extends FeaturePreparation {
+    def plan(files: TableFiles): Seq[DropStep] =
+      if (feature.validateRemoval(table, files)) Nil
       else Seq(DropStep(
         "remove the domain metadata " +
-          snapshot.domainMetadata.map(_.domain).sorted.mkString(", "),
+          files.snapshot.domainMetadata.map(_.domain).sorted.mkString(", "),
         1
       ))
 
     def run(beforeRewrite: () => Unit): Unit = {
       val snapshot = table.update()
-      if (feature.validateRemoval(table, snapshot)) return
+      if (feature.validateRemoval(table, context.files.at(snapshot))) return
       val log = logOf(table)
       LogCommitter.commitRebasing(log, snapshot.version, PreparationOperation, parameters(feature))(
         _ => snapshot.domainMetadata.map(_.copy(removed = true))
@@ -315,40 +332,6 @@ object FeaturePreparation {
     Option.when(tally.files > 0)(
       DropStep(s"$what: rewrite ${tally.files} files", 1, tally.files, tally.bytes)
     )
-
-  /**
-   * delta-spark's tombstones for deletion-vector files: every file a remove within the retention
-   * references, unless a remove of that file is already there. A Spark job finds them; only their
-   * paths reach the driver.
-   */
-  private def commitDvTombstones(table: DeltaTableV2): Unit = {
-    val snapshot = table.update()
-    val dataPath = table.deltaLog.dataPath
-    val inlineMarker = DeletionVectorDescriptor.INLINE_DV_MARKER
-    val dvFiles = snapshot.tombstones
-      .filter(col("deletionVector").isNotNull)
-      .flatMap { remove =>
-        val dv = remove.deletionVector
-        if (dv.storageType == inlineMarker) None else ReorgShim.relativeDvPath(dv, dataPath)
-      }(Encoders.STRING)
-      .toDF("path")
-      .distinct()
-    val recorded = snapshot.tombstones.filter(col("deletionVector").isNull).select("path")
-    val now = table.deltaLog.clock.getTimeMillis()
-    val paths = dvFiles.join(recorded, Seq("path"), "left_anti").as(Encoders.STRING).rdd
-    val tombstones = OutOfMemory.guarded(paths).toLocalIterator
-      .map(path => RemoveFile(path, Some(now), dataChange = false))
-      .toList
-    table.startTransaction(Some(snapshot)).commit(tombstones, ReorgShim.DvTombstonesOperation)
-  }
-
-  private def unsetProperty(table: DeltaTableV2, key: String, spark: SparkSession): Unit =
-    AlterTableUnsetPropertiesDeltaCommand(
-      table,
-      Seq(key),
-      ifExists = true,
-      fromDropFeatureCommand = true
-    ).run(spark)
 
   /**
    * delta-spark's REORG: its OPTIMIZE machinery rewrites the files `operation` picks, in Spark

@@ -14,7 +14,6 @@ import org.apache.spark.sql.delta.{
 import org.apache.spark.sql.delta.RowId.RowTrackingMetadataDomain
 import org.apache.spark.sql.delta.actions.{Action, Metadata}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
-import org.apache.spark.sql.delta.commands.DeletionVectorUtils
 import org.apache.spark.sql.functions.{col, lower}
 
 /**
@@ -36,14 +35,8 @@ object ProjectDroppable {
 
     def requiresHistoryProtection: Boolean = true
 
-    def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
-      !DeletionVectorUtils.deletionVectorsWritable(snapshot) && !hasDeletionVectors(snapshot)
-
-    private def hasDeletionVectors(snapshot: Snapshot): Boolean =
-      snapshot.numDeletionVectorsOpt match {
-        case Some(count) => count > 0
-        case None => !snapshot.allFiles.filter(col("deletionVector").isNotNull).isEmpty
-      }
+    def validateRemoval(table: DeltaTableV2, files: TableFiles): Boolean =
+      files.deletionVectorsGone
 
     /**
      * Any retained commit whose files carry deletion vectors or whose metadata turns them on, or
@@ -66,8 +59,11 @@ object ProjectDroppable {
 
     private val PropertyKey = DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key
 
-    def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
-      FeaturePreparation.deletionVectorPurge(this, table, spark)
+    def preparation(
+        table: DeltaTableV2,
+        spark: SparkSession,
+        context: PreparationContext
+    ): FeaturePreparation = FeaturePreparation.deletionVectorPurge(this, table, spark, context)
 
     def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] = Nil
 
@@ -99,12 +95,15 @@ object ProjectDroppable {
   object RowTracking extends WriterFeatureRemoval {
     def feature: TableFeature = RowTrackingFeature
 
-    def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
-      !DeltaConfigs.ROW_TRACKING_ENABLED.fromMetaData(snapshot.metadata) &&
-        FeaturePreparation.filesWithRowIds(snapshot).isEmpty
+    def validateRemoval(table: DeltaTableV2, files: TableFiles): Boolean =
+      !DeltaConfigs.ROW_TRACKING_ENABLED.fromMetaData(files.snapshot.metadata) &&
+        files.withRowIds == 0
 
-    def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
-      FeaturePreparation.rowIdRemoval(this, table, spark)
+    def preparation(
+        table: DeltaTableV2,
+        spark: SparkSession,
+        context: PreparationContext
+    ): FeaturePreparation = FeaturePreparation.rowIdRemoval(this, table, spark, context)
 
     def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] =
       RowTrackingMetadataDomain.fromSnapshot(snapshot).map(
@@ -127,11 +126,14 @@ object ProjectDroppable {
   object DomainMetadata extends WriterFeatureRemoval {
     def feature: TableFeature = DomainMetadataTableFeature
 
-    def validateRemoval(table: DeltaTableV2, snapshot: Snapshot): Boolean =
-      snapshot.domainMetadata.isEmpty
+    def validateRemoval(table: DeltaTableV2, files: TableFiles): Boolean =
+      files.snapshot.domainMetadata.isEmpty
 
-    def preparation(table: DeltaTableV2, spark: SparkSession): FeaturePreparation =
-      FeaturePreparation.domainRemoval(this, table)
+    def preparation(
+        table: DeltaTableV2,
+        spark: SparkSession,
+        context: PreparationContext
+    ): FeaturePreparation = FeaturePreparation.domainRemoval(this, table, context)
 
     def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] = Nil
 

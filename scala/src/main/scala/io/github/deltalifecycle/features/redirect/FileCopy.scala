@@ -92,11 +92,15 @@ private[redirect] object FileCopy {
           CopyMode.Streams,
           Some(
             s"server-side copies are made between s3a:// locations only; this copy is from " +
-              s"${fromFs.getUri.getScheme}:// to ${toFs.getUri.getScheme}://"
+              s"${schemeOf(fromFs, fromRoot)}:// to ${schemeOf(toFs, toRoot)}://"
           )
         )
     }
   }
+
+  // The location's own scheme: a wrapping file system (a catalog's) may not name one.
+  private def schemeOf(fs: FileSystem, location: Path): String =
+    Option(location.toUri.getScheme).getOrElse(fs.getUri.getScheme)
 
   /**
    * The S3A file system `fs` is or wraps: a catalog's credential-scoped file system (Unity

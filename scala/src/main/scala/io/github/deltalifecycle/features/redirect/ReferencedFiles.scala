@@ -2,7 +2,13 @@ package io.github.deltalifecycle.features.redirect
 
 import java.net.URI
 
-import io.github.deltalifecycle.core.{FilePartitions, LogCheckpoint, LogFiles, LogListing}
+import io.github.deltalifecycle.core.{
+  FilePartitions,
+  FileState,
+  LogCheckpoint,
+  LogFiles,
+  LogListing
+}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
@@ -30,7 +36,9 @@ final case class CopyFile(
 
 /**
  * The files a table's retained versions reference, read from its log as a Spark RDD: the log is
- * read by Spark's JSON and Parquet readers on the executors and the result is never collected.
+ * read by Spark's JSON and Parquet readers on the executors and the result is never collected. Each
+ * element is a file (Right), or how many more files one partition counted outside the table's root
+ * without listing them (Left).
  *
  * "Retained" versions are those from the oldest version the log can rebuild (a checkpoint, or
  * version 0) up to the copied version. They reference the `add` files of that checkpoint (and its
@@ -85,7 +93,7 @@ object ReferencedFiles {
       listing: LogListing,
       upTo: Long,
       after: Option[Long] = None
-  ): RDD[CopyFile] = {
+  ): RDD[Either[Long, CopyFile]] = {
     val upToListing = listing.copy(
       commits = listing.commits.filter(_.version <= upTo),
       checkpoints = listing.checkpoints.filter(_.version <= upTo),
@@ -107,38 +115,124 @@ object ReferencedFiles {
       ))
     val checkpointed =
       checkpoint.map(c => checkpointRows(spark, storage, options, upToListing.logPath, c))
-    val fromCheckpoint = checkpoint.zip(checkpointed).map { case (c, (rows, _)) =>
-      actions(rows, lit(c.version)).where(col("kind") === Add)
-    }
-    val sources = fromCheckpoint.toSeq ++ fromCommits
-    if (sources.isEmpty) return spark.sparkContext.emptyRDD[CopyFile]
-    val rows = sources.reduce(_ unionByName _).rdd
+    val checkpointAdds: Option[DataFrame] = for {
+      c <- checkpoint
+      (rows, _) <- checkpointed
+    } yield actions(rows.where(col("add").isNotNull), lit(c.version))
+    if (checkpoint.isEmpty && fromCommits.isEmpty) return spark.sparkContext.emptyRDD
     // The copy caches this list (TableCopy), so its partitions hold a bounded number of files.
+    val commitBytes = upToListing.commits.filter(_.version >= base).map(_.status.getLen).sum
     val partitions = math.max(
       spark.sparkContext.defaultParallelism,
       FilePartitions.partitionsFor(
         spark,
         FilePartitions.estimatedFiles(
           checkpoint.fold(0L)(_.sizeInBytes) + checkpointed.fold(0L)(_._2),
-          upToListing.commits.filter(_.version >= base).map(_.status.getLen).sum
+          commitBytes
         )
       )
     )
     val rootString = root.toString
-    rows.mapPartitions { it =>
+    val files: RDD[Either[Long, CopyFile]] = fromCommits match {
+      case Some(commits) if checkpoint.isDefined && commitBytes > FileState.DriverTailBytes =>
+        merged(rootString, (checkpointAdds.toSeq :+ commits).reduce(_ unionByName _), partitions)
+      case _ =>
+        // A checkpoint is reconciled already, and the commits after it are few: their rows are
+        // merged per path on the driver, and one pass over the checkpoint merges each of its adds
+        // with what the commits say of the same path.
+        val root = new Path(rootString)
+        val tail = fromCommits.toSeq.flatMap(_.collect())
+          .groupBy(_.getAs[String]("path"))
+          .map { case (path, rows) => path -> rows.map(PathHistory.of(root, _)).reduce(_ merge _) }
+        val fromTail = spark.sparkContext.parallelize(tail.values.toSeq.flatMap(_.files(root)), 1)
+        (checkpointAdds.map(oncePerAdd(rootString, _, tail)).toSeq :+
+          fromTail.map(Right(_): Either[Long, CopyFile])).reduce(_ union _)
+    }
+    // A file comes out more than once as a deletion-vector file (many files share one), as a file
+    // both the checkpoint and the commits name, or under two spellings of its path.
+    files.map {
+      case Right(f) => f.source -> (Right(f): Either[Long, CopyFile])
+      case counted => "" -> counted
+    }.reduceByKey(mergeListed _, partitions).values
+  }
+
+  private def mergeListed(
+      a: Either[Long, CopyFile],
+      b: Either[Long, CopyFile]
+  ): Either[Long, CopyFile] = (a, b) match {
+    case (Right(x), Right(y)) =>
+      Right(x.copy(size = math.max(x.size, y.size), required = x.required || y.required))
+    case (Left(x), Left(y)) => Left(x + y)
+    case _ => a
+  }
+
+  /**
+   * One pass over a checkpoint's `adds`: each add's files, merged with what the commits after the
+   * checkpoint say of its path (`tail`). An add certainly outside the root (which is not copied)
+   * that carries no deletion vector and that no commit names is only counted: a table whose files
+   * live elsewhere lists none of them one by one (Left, per partition).
+   */
+  private def oncePerAdd(
+      rootString: String,
+      adds: DataFrame,
+      tail: Map[String, PathHistory]
+  ): RDD[Either[Long, CopyFile]] = {
+    val counted = outsideOf(new Path(rootString))(col("path")) && col("dv").isNull &&
+      !col("path").isin(tail.keys.toSeq: _*)
+    val rows = adds.select(counted.as("counted"), when(!counted, struct(adds.columns.map(col): _*)))
+    rows.rdd.mapPartitions { it =>
       val r = new Path(rootString)
-      it.map(row => row.getAs[String]("path") -> PathHistory.of(r, row))
-    }.reduceByKey(_ merge _, partitions)
-      .mapPartitions { it =>
-        val r = new Path(rootString)
-        it.flatMap(_._2.files(r))
+      var elsewhere = 0L
+      it.flatMap { row =>
+        if (row.getBoolean(0)) { elsewhere += 1; Nil }
+        else {
+          val add = row.getStruct(1)
+          val history = PathHistory.of(r, add)
+          tail.get(add.getAs[String]("path")).fold(history)(history.merge).files(r).map(Right(_))
+        }
+      } ++ Iterator.single(Left(elsewhere))
+    }
+  }
+
+  /** Every row merged per path in a Spark job, for a log too long to merge on the driver. */
+  private def merged(
+      rootString: String,
+      rows: DataFrame,
+      partitions: Int
+  ): RDD[Either[Long, CopyFile]] = rows.rdd.mapPartitions { it =>
+    val r = new Path(rootString)
+    it.map(row => row.getAs[String]("path") -> PathHistory.of(r, row))
+  }.reduceByKey(_ merge _, partitions)
+    .mapPartitions { it =>
+      val r = new Path(rootString)
+      it.flatMap(_._2.files(r).map(Right(_)))
+    }
+
+  /**
+   * Whether an action's raw `path` certainly names a file outside `root`: an absolute path, with no
+   * scheme or the root's, in plain form (no percent-encoding, no empty, `.` or `..` segment), in
+   * which the root's own path does not occur. Plain string tests in generated code; a path they are
+   * unsure of is resolved in full, and a root whose path a URI would spell otherwise leaves every
+   * path to that.
+   */
+  private def outsideOf(root: Path): Column => Column = {
+    val uri = root.toUri
+    val rootPath = uri.getPath.stripSuffix("/") + "/"
+    val plainRoot = new URI(null, null, rootPath, null).getRawPath == rootPath
+    path =>
+      if (!plainRoot || rootPath == "/" || uri.getScheme == null) lit(false)
+      else {
+        val scheme = uri.getScheme + ":"
+        val absolute = path.startsWith("/") || path.startsWith(scheme + "/")
+        // No "//" but the one that may open an authority right after the scheme.
+        val noEmptySegment = when(
+          path.startsWith(scheme + "//"),
+          locate("//", path, scheme.length + 3) === 0
+        ).otherwise(!path.contains("//"))
+        val plain = !path.contains("%") && !path.contains("/./") && !path.contains("/../") &&
+          !path.endsWith("/.") && !path.endsWith("/..") && noEmptySegment
+        absolute && plain && !path.contains(rootPath)
       }
-      .map(f => f.source -> f)
-      .reduceByKey(
-        (a, b) => a.copy(size = math.max(a.size, b.size), required = a.required || b.required),
-        partitions
-      )
-      .values
   }
 
   /**

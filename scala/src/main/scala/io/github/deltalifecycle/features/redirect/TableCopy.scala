@@ -193,7 +193,8 @@ final class TableCopy(
       else run(new ListedOnDriver(log), fromRoot, toRoot, "log files", faults, route)
     } else {
       val data = ReferencedFiles.of(spark, storage, qualify(fromRoot), listing, upTo, after)
-      val files = if (log.isEmpty) data else data.union(sc.parallelize(log, 1))
+      val files =
+        if (log.isEmpty) data else data.union(sc.parallelize(log.map(Right(_)), 1))
       val what = if (log.isEmpty) "data files" else "data and log files"
       run(new ListedOnExecutors(files), fromRoot, toRoot, what, faults, route)
     }
@@ -273,20 +274,30 @@ final class TableCopy(
   /**
    * Files a Spark job lists, persisted, with what pass 1 found: per input partition the count,
    * bytes and weight of the files to copy, and the count of files referenced in place (one small
-   * row per partition reaches the driver).
+   * row per partition reaches the driver). Files referenced in place are neither copied nor looked
+   * up, so each partition keeps only their number: a table whose files live elsewhere (a shallow
+   * clone's) caches nothing per file; the listing itself may have counted such files already
+   * (Left).
    */
-  private final class ListedOnExecutors(files: RDD[CopyFile]) extends Listed {
+  private final class ListedOnExecutors(files: RDD[Either[Long, CopyFile]]) extends Listed {
     // Cached in the list's partitions, which ReferencedFiles bounds; tasks that run out of heap,
     // listing or reading the cache back, fail as tasks (OutOfMemory.guarded).
-    private val cached = OutOfMemory.guarded(files).persist(StorageLevel.MEMORY_AND_DISK)
-    val all: RDD[CopyFile] = OutOfMemory.guarded(cached)
-    private val sums = all.mapPartitions { it =>
+    private val cached = OutOfMemory.guarded(files.mapPartitions { it =>
+      var inPlace = 0L
+      val kept = it.filter {
+        case Left(counted) => inPlace += counted; false
+        case Right(f) if f.target == null => inPlace += 1; false
+        case Right(_) => true
+      }
+      kept ++ Iterator.single(Left(inPlace))
+    }).persist(StorageLevel.MEMORY_AND_DISK)
+    private val listed = OutOfMemory.guarded(cached)
+    val all: RDD[CopyFile] = listed.flatMap(_.toOption)
+    private val sums = listed.mapPartitions { it =>
       var n, bytes, weight, inPlace = 0L
-      it.foreach { f =>
-        if (f.target == null) inPlace += 1
-        else {
-          n += 1; bytes += math.max(f.size, 0L); weight += TableCopy.weight(f)
-        }
+      it.foreach {
+        case Left(elsewhere) => inPlace += elsewhere
+        case Right(f) => n += 1; bytes += math.max(f.size, 0L); weight += TableCopy.weight(f)
       }
       Iterator.single((n, bytes, weight, inPlace))
     }.collect()

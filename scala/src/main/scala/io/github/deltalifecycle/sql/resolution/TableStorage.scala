@@ -37,19 +37,17 @@ object TableStorage {
 
   /** `table`'s log, opened as [[hadoopConf]] opens it. */
   def log(spark: SparkSession, table: LifecycleTableRef): TableLog =
-    TableLog.forPath(hadoopConf(spark, table), table.path, fileSystemOptions(table.catalogTable))
+    TableLog.forPath(hadoopConf(spark, table), table.path, storageOptions(table.catalogTable))
 
   /** The session's configuration with what the catalog entry `entry` carries for its storage. */
   def hadoopConf(spark: SparkSession, entry: Option[CatalogTable]): Configuration = {
-    val conf = SparkInternals.newHadoopConf(spark)
-    fileSystemOptions(entry).foreach { case (k, v) => conf.set(k, v) }
+    val conf = sessionConf(spark)
+    storageOptions(entry).foreach { case (k, v) => conf.set(k, v) }
     conf
   }
 
   /** The storage settings of a catalog entry, as delta-spark's `DeltaTableV2` takes them. */
-  def storageOptions(entry: Option[CatalogTable]): Map[String, String] = fileSystemOptions(entry)
-
-  private def fileSystemOptions(entry: Option[CatalogTable]): Map[String, String] =
+  def storageOptions(entry: Option[CatalogTable]): Map[String, String] =
     entry.map(_.storage.properties.filter { case (k, _) =>
       DeltaTableUtils.validDeltaTableHadoopPrefixes.exists(k.startsWith)
     }).getOrElse(Map.empty)
@@ -94,15 +92,14 @@ object TableStorage {
     governing(spark, table) match {
       case None => StorageAccess.uniform(hadoopConf(spark, table))
       case Some((uc, entry)) =>
-        new VendedLocations(spark, table, fileSystemOptions(Some(entry)), uc, elsewhere, operation)
+        new VendedLocations(spark, table, storageOptions(Some(entry)), uc, elsewhere, operation)
     }
 
   /**
    * The storage of an access that names no catalog table (a path, a stream's location): every
    * location opens with the session's configuration, as delta-spark opens a table by its path.
    */
-  def session(spark: SparkSession): StorageAccess =
-    StorageAccess.uniform(SparkInternals.newHadoopConf(spark))
+  def session(spark: SparkSession): StorageAccess = StorageAccess.uniform(sessionConf(spark))
 
   /**
    * The catalog entry `entry` as it serves the table at `location`, its redirect's destination: the
@@ -154,6 +151,7 @@ object TableStorage {
     entry.copy(storage = entry.storage.copy(properties = props))
   }
 
+  // A table's storage starts from the session's configuration, as delta-spark's does.
   private def sessionConf(spark: SparkSession): Configuration = SparkInternals.newHadoopConf(spark)
 
   /**
@@ -215,7 +213,7 @@ object TableStorage {
           table.displayName,
           path.toString,
           uc.catalogName,
-          pathOperation.uc.name,
+          pathOperation.name,
           r.reason
         )
     }

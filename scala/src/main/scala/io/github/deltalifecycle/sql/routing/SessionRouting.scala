@@ -4,7 +4,7 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, TableLog, TableName}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors, TableLog, TableName}
 import io.github.deltalifecycle.features.redirect.{
   Access,
   RedirectConfig,
@@ -61,11 +61,16 @@ object SessionRouting extends Logging {
       RedirectLookup.read(TableStorage.hadoopConf(spark, entry), path)
     }
 
-  /** The error policy above: typed errors are the answer, any other failure leaves `fallback`. */
+  /**
+   * The error policy above: typed errors are the answer, any other failure leaves `fallback`. A
+   * storage that refused this project's read is a failure to read, not an answer: delta-spark may
+   * hold credentials for the table that this project's lookup did not get (a stream's options).
+   */
   private def underPolicy[T](path: Path, fallback: T)(body: => T): T =
     try body
     catch {
-      case e: DeltaLifecycleException => throw e
+      case e: DeltaLifecycleException if e.condition != LifecycleErrors.StorageAccessDenied =>
+        throw e
       case NonFatal(e) =>
         warnOnce(path, e)
         fallback

@@ -17,7 +17,12 @@ import org.apache.spark.sql.delta.DeltaLog
  * The table a streaming query names: by path, or by name in a catalog (then `origin` is the
  * location the catalog registers, whatever location a routed table handed to the query).
  */
-final case class StreamedTable(origin: Path, name: String, catalogTable: Option[CatalogTable])
+final case class StreamedTable(origin: Path, name: String, catalogTable: Option[CatalogTable]) {
+
+  /** The table as a statement names it: in its catalog, whose storage it opens with. */
+  def ref: LifecycleTableRef =
+    LifecycleTableRef(origin, name, catalogTable, catalogTable.flatMap(_.identifier.catalog))
+}
 
 object StreamedTable {
 
@@ -67,9 +72,8 @@ object StreamRouting {
 
   /** The location a read of `table` goes to now. */
   def readLocation(spark: SparkSession, table: StreamedTable): Path =
-    SessionRouting.destinationPath(
-      SessionRouting.route(spark, table.origin, Access.Read, table.name)
-    ).getOrElse(table.origin)
+    SessionRouting.destinationPath(SessionRouting.route(spark, table.ref, Access.Read))
+      .getOrElse(table.origin)
 
   /**
    * Where a micro-batch written to `table` goes now, or the IN-PROGRESS state that keeps it from

@@ -151,7 +151,9 @@ final class UnityCatalogClient(val catalogName: String, settings: Map[String, St
       path: String,
       operation: PathOperation,
       sessionConf: Configuration
-  ): Map[String, String] = vended(path, sessionConf)(_.buildForPath(path, operation.uc))
+  ): Map[String, String] = vended(path, sessionConf)(
+    _.buildForPath(path, UCCredentialHadoopConfs.PathOperation.valueOf(operation.name))
+  )
 
   // UC's builder reads the session's configuration for the file systems it wraps.
   private def vended(location: String, sessionConf: Configuration)(
@@ -223,13 +225,15 @@ object UnityCatalogClient {
     Option(node.get(field)).filter(_.isTextual).map(_.asText)
 }
 
-/** What a path credential is asked for, as Unity Catalog's path operations name it. */
-sealed abstract class PathOperation(val uc: UCCredentialHadoopConfs.PathOperation)
+/**
+ * What a path credential is asked for, by the name of Unity Catalog's path operation. Only the
+ * name: code that runs without Unity Catalog's client on the classpath names these too.
+ */
+sealed abstract class PathOperation(val name: String)
 object PathOperation {
-  case object Read extends PathOperation(UCCredentialHadoopConfs.PathOperation.PATH_READ)
-  case object ReadWrite extends PathOperation(UCCredentialHadoopConfs.PathOperation.PATH_READ_WRITE)
-  case object CreateTable
-      extends PathOperation(UCCredentialHadoopConfs.PathOperation.PATH_CREATE_TABLE)
+  case object Read extends PathOperation("PATH_READ")
+  case object ReadWrite extends PathOperation("PATH_READ_WRITE")
+  case object CreateTable extends PathOperation("PATH_CREATE_TABLE")
 }
 
 /** Unity Catalog refused a request of its principal (HTTP 401 or 403), with its reason. */

@@ -1,0 +1,210 @@
+package io.github.deltalifecycle.core
+
+import scala.util.Try
+
+import io.github.deltalifecycle.{LifecycleSparkSession, SharedTestData}
+import io.github.deltalifecycle.features.compaction.LogCompaction
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.delta.{DeltaLog, Snapshot}
+import org.apache.spark.sql.functions.col
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * The file state [[FileState]] answers from a checkpoint and the commits after it agrees with
+ * delta-spark's snapshot (its full state reconstruction): the live files (canonical path and
+ * deletion vector), their count and bytes, the files with deletion vectors, and the unexpired
+ * tombstones. On every table of tests/data that delta-spark opens, and on tables whose commits
+ * after the checkpoint remove, re-add and give files new deletion vectors, with classic, multi-part
+ * and V2 checkpoints, with and without compactions; each answered both ways, with the tail
+ * reconciled on the driver and in a Spark job.
+ */
+class FileStateSuite extends AnyFunSuite with LifecycleSparkSession {
+
+  /** What is compared: the live files as keys, their bytes, the DV count and the tombstones. */
+  private case class Figures(
+      files: Set[FileKey],
+      bytes: Long,
+      withDeletionVectors: Long,
+      tombstones: Set[FileKey]
+  )
+
+  private def keysOf(df: DataFrame, keys: FileKeys, c: String): Set[FileKey] =
+    df.select(col(s"$c.path"), col(s"$c.deletionVector")).collect().map { r =>
+      val dv = Option(r.getStruct(1)).map(d =>
+        d.getString(0) + d.getString(1) + Option(d.get(2)).fold("")("@" + _)
+      )
+      FileKey(keys.canonicalPath(r.getString(0)), dv)
+    }.toSet
+
+  private def minRetention(snapshot: Snapshot): Long =
+    snapshot.deltaLog.clock.getTimeMillis() - DeltaLog.tombstoneRetentionMillis(snapshot.metadata)
+
+  private def expected(snapshot: Snapshot, keys: FileKeys): Figures = {
+    val files = snapshot.allFiles.toDF()
+    val tombstones = snapshot.tombstones.toDF()
+    Figures(
+      keysOf(files.select(org.apache.spark.sql.functions.struct("*").as("add")), keys, "add"),
+      files.agg(org.apache.spark.sql.functions.sum("size")).head().getAs[Any](0) match {
+        case null => 0L
+        case n: Long => n
+      },
+      files.where(col("deletionVector").isNotNull).count(),
+      keysOf(
+        tombstones.select(org.apache.spark.sql.functions.struct("*").as("remove")),
+        keys,
+        "remove"
+      )
+    )
+  }
+
+  private def actual(log: TableLog, version: Long, tailBytes: Long, retention: Long): Figures = {
+    val listing = log.listingFor(version)
+    val keys = new FileKeys(log.fs, log.tablePath)
+    def scan(q: FileQuery) = FileState.of(spark, log, listing, version, q, tailBytes)
+    val all = scan(FileState.allFiles())
+    val tombstones = scan(FileQuery(
+      FileActionKind.Remove,
+      Seq("deletionTimestamp"),
+      col("remove.deletionTimestamp") > retention
+    ))
+    Figures(
+      keysOf(all, keys, "add"),
+      FileState.tally(all).bytes,
+      FileState.tally(scan(FileState.withDeletionVectors)).files,
+      keysOf(tombstones, keys, "remove")
+    )
+  }
+
+  /** Both ways of reconciling the tail agree with delta-spark at `version`. */
+  private def check(path: String, version: Long): Unit = {
+    val deltaLog = DeltaLog.forTable(spark, path)
+    val snapshot = deltaLog.getSnapshotAt(version)
+    val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+    val reference = expected(snapshot, new FileKeys(log.fs, log.tablePath))
+    for ((how, bytes) <- Seq("on the driver" -> FileState.DriverTailBytes, "in a job" -> 0L)) {
+      withClue(s"version $version, tail reconciled $how: ") {
+        assert(actual(log, version, bytes, minRetention(snapshot)) === reference)
+      }
+    }
+  }
+
+  for (group <- Seq("delta-golden", "delta-rs"); name <- SharedTestData.tables(group)) {
+    test(s"agrees with delta-spark on $group/$name") {
+      val path = copyOfSharedTable(group, name)
+      DeltaLog.clearCache()
+      Try(DeltaLog.forTable(spark, path).update()).toOption.filter(_.version >= 0) match {
+        case Some(latest) => check(path, latest.version)
+        case None => // delta-spark refuses it; ConformanceSuite checks the core's refusal
+      }
+    }
+  }
+
+  /**
+   * A table with deletion vectors, checkpointed at its fifth version with `settings` in force, then
+   * given commits that re-add removed files (RESTORE), give files deletion vectors and new ones
+   * (two DELETEs), and remove and add files (an OPTIMIZE, appends).
+   */
+  private def tableWithTail(name: String, settings: Map[String, String]): (String, Long) = {
+    val path = newTableDir(name)
+    spark.sql(
+      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
+        "'delta.enableDeletionVectors' = 'true', 'delta.checkpointInterval' = '1000'" +
+        settings.collect { case (k, v) if k.startsWith("delta.") => s", '$k' = '$v'" }.mkString +
+        ")"
+    )
+    (0 until 4).foreach(i =>
+      spark.range(i * 100, i * 100 + 100, 1, 3).write.format("delta")
+        .mode("append").save(path)
+    )
+    spark.sql(s"DELETE FROM delta.`$path` WHERE id < 100")
+    val sessionSettings = settings.filter(_._1.startsWith("spark."))
+    sessionSettings.foreach { case (k, v) => spark.conf.set(k, v) }
+    try DeltaLog.forTable(spark, path).checkpoint()
+    finally sessionSettings.keys.foreach(spark.conf.unset)
+    val checkpointed = DeltaLog.forTable(spark, path).update().version
+    spark.sql(s"RESTORE TABLE delta.`$path` TO VERSION AS OF 3")
+    spark.sql(s"DELETE FROM delta.`$path` WHERE id % 10 = 1")
+    spark.sql(s"DELETE FROM delta.`$path` WHERE id % 10 = 2")
+    spark.sql(s"OPTIMIZE delta.`$path` WHERE true")
+    spark.range(1000, 1010, 1, 2).write.format("delta").mode("append").save(path)
+    spark.sql(s"DELETE FROM delta.`$path` WHERE id = 1005")
+    (path, checkpointed)
+  }
+
+  private def checkEveryVersionAfter(path: String, checkpointed: Long): Unit = {
+    val latest = DeltaLog.forTable(spark, path).update().version
+    (checkpointed to latest).foreach(v => check(path, v))
+  }
+
+  private def withoutPolicy[T](body: => T): T = {
+    spark.conf.set("spark.deltaLifecycle.logMaintenance.enabled", "false")
+    try body
+    finally spark.conf.unset("spark.deltaLifecycle.logMaintenance.enabled")
+  }
+
+  test("a classic checkpoint and a tail of removes, re-adds and new deletion vectors") {
+    withoutPolicy {
+      val (path, checkpointed) = tableWithTail("classic", Map.empty)
+      val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+      val kinds = log.listing().checkpoints.map(c => c.version -> c.kind)
+      assert(kinds.headOption === Some(checkpointed -> CheckpointKind.Classic), kinds)
+      checkEveryVersionAfter(path, checkpointed)
+    }
+  }
+
+  test("a multi-part checkpoint") {
+    withoutPolicy {
+      val settings = Map("spark.databricks.delta.checkpoint.partSize" -> "3")
+      val (path, checkpointed) = tableWithTail("multi-part", settings)
+      val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+      val kinds = log.listing().checkpoints.map(c => c.version -> c.kind)
+      assert(kinds.headOption === Some(checkpointed -> CheckpointKind.MultiPart), kinds)
+      checkEveryVersionAfter(path, checkpointed)
+    }
+  }
+
+  for (format <- Seq("json", "parquet")) {
+    test(s"a V2 checkpoint with sidecars and a $format manifest") {
+      withoutPolicy {
+        val settings = Map(
+          "delta.checkpointPolicy" -> "v2",
+          "spark.databricks.delta.checkpointV2.topLevelFileFormat" -> format,
+          "spark.databricks.delta.checkpoint.partSize" -> "4"
+        )
+        val (path, checkpointed) = tableWithTail(s"v2-$format", settings)
+        val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+        val checkpoint = log.listing().checkpoints.find(_.version == checkpointed).get
+        assert(checkpoint.kind === CheckpointKind.V2)
+        assert(checkpoint.files.head.name.endsWith(s".$format"))
+        assert(log.sidecarsOf(checkpoint).size > 1)
+        checkEveryVersionAfter(path, checkpointed)
+      }
+    }
+  }
+
+  test("compactions of the commits after the checkpoint") {
+    withoutPolicy {
+      val (path, checkpointed) = tableWithTail("compacted", Map.empty)
+      val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+      val latest = log.listing().latestVersion
+      LogCompaction.compact(log, log.listing(), checkpointed + 1, checkpointed + 3)
+      LogCompaction.compact(log, log.listing(), checkpointed + 4, latest - 1)
+      assert(log.listing().compactions.size === 2, log.listing().compactions)
+      assert(log.snapshotAt(latest).segment.compactions.nonEmpty)
+      checkEveryVersionAfter(path, checkpointed)
+    }
+  }
+
+  test("a table without a checkpoint") {
+    withoutPolicy {
+      val path = newTableDir("no-checkpoint")
+      spark.range(0, 50, 1, 4).write.format("delta")
+        .option("delta.enableDeletionVectors", "true").save(path)
+      spark.sql(s"DELETE FROM delta.`$path` WHERE id % 7 = 0")
+      spark.sql(s"DELETE FROM delta.`$path` WHERE id % 7 = 1")
+      val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
+      assert(log.listing().checkpoints.isEmpty)
+      (0L to 2L).foreach(v => check(path, v))
+    }
+  }
+}
