@@ -216,7 +216,7 @@ CI_SMOKE_LINES ?= 3.5
 # pytest runs test modules in this many worker processes (pytest-xdist; a module and its
 # shared session stay on one worker). The tests mostly wait on JVM starts, subprocess
 # clients and Spark jobs, so three workers keep two cores busy. --no-loadscope-reorder keeps
-# the collection order, which starts the longest modules first (tests/conftest.py); xdist
+# the collection order, which starts the longest modules first (tests/scheduling.py); xdist
 # would otherwise start the modules with the most tests first.
 PYTEST_WORKERS ?= 3
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
@@ -317,7 +317,7 @@ crash-test: install
 	DELTA_LIFECYCLE_CRASHES=1 $(VENV)/bin/pytest -q $(PYTEST_PARALLEL) $(CRASH_TESTS)
 
 # The whole differential corpus on the primary line (CI runs the operations marked ci), with
-# Spark's code generation (the test sessions evaluate interpreted otherwise: tests/session_conf.py);
+# Spark's code generation (the test sessions evaluate interpreted otherwise: tests/spark_sessions.py);
 # on another line: python tests/pytest_on_line.py 3.5 tests/differential.
 differential: install
 	DELTA_LIFECYCLE_FULL_MATRIX=1 DELTA_LIFECYCLE_CODEGEN=1 $(VENV)/bin/pytest -q tests/differential

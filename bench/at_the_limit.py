@@ -49,7 +49,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from driver_memory import SESSION as DRIVER_MEMORY_SESSION  # noqa: E402
-from driver_memory import WORK, build, result_of  # noqa: E402
+from driver_memory import WORK, build, engine_session, result_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
@@ -111,8 +111,8 @@ if package:
     sys.path.insert(0, package)
 """ + DRIVER_MEMORY_SESSION + r"""
 import os, shutil, subprocess
+""" + engine_session("heap") + r"""
 from pyspark.sql import functions as F
-spark = session(engine, heap)
 
 def fresh(source, name):
     target = source.rsplit("/", 1)[0] + f"/run-{os.getpid()}-{name}"

@@ -43,6 +43,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
+sys.path.append(str(REPO / "tests"))
+
+from spark_sessions import SessionSpec, preamble  # noqa: E402
+
 WORK = ROOT / "work" / "memory"
 RESULTS = ROOT / "results"
 
@@ -139,28 +143,29 @@ OPTIONAL: List[Statement] = [
               "SELECT count(*)"),
 ]
 
+#: Either engine's session (its heap comes with the run): this project's or stock delta-spark's.
+ENGINE_SESSION = SessionSpec(
+    conf={
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "8",
+    },
+    log_level="ERROR",
+)
+
+
+def engine_session(heap: str) -> str:
+    """Source that starts ``spark``: the session of the script's ``engine``, with ``heap`` (a
+    Python expression) as its driver's heap."""
+    return preamble(
+        ENGINE_SESSION,
+        extension=f"engine != {STOCK!r}",
+        conf=f'{{"spark.driver.memory": {heap}}}',
+    )
+
+
 SESSION = r"""
 import json, sys, time
-from pyspark.sql import SparkSession
-
-def session(engine, heap):
-    builder = (SparkSession.builder.master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", heap)
-        .config("spark.sql.shuffle.partitions", "8"))
-    if engine == "stock":
-        from delta import configure_spark_with_delta_pip
-        builder = (builder
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config("spark.sql.catalog.spark_catalog",
-                    "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
-        spark = configure_spark_with_delta_pip(builder).getOrCreate()
-    else:
-        from delta_lifecycle import configure_spark
-        spark = configure_spark(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
 
 def condition(e):
     # A PySpark error, or a Py4J one whose Java exception (or a cause of it) has a condition.
@@ -212,7 +217,7 @@ class HeapPeak:
 MEASURE = SESSION + r"""
 engine, heap, statements, expected = (sys.argv[1], sys.argv[2], json.loads(sys.argv[3]),
                                       set(json.loads(sys.argv[4])))
-spark = session(engine, heap)
+""" + engine_session("heap") + r"""
 started = time.monotonic()
 rows, stopped = 0, []
 heap_peak = HeapPeak(spark)
@@ -238,28 +243,22 @@ except Exception as e:
 
 SETUP = SESSION + r"""
 engine, statements = sys.argv[1], json.loads(sys.argv[2])
-spark = session(engine, "4g")
+""" + engine_session('"4g"') + r"""
 for sql in statements:
     spark.sql(sql).collect()
 print("RESULT {}", flush=True)
 """
 
-BUILD = r"""
-import sys
+BUILD = preamble(SessionSpec(
+    extension=False,
+    conf={"spark.ui.enabled": "false", "spark.driver.memory": "2g"},
+    log_level="ERROR",
+)) + r"""
 from pathlib import Path
-from delta import configure_spark_with_delta_pip
-from pyspark.sql import SparkSession
 
 sys.path.insert(0, sys.argv[5])
 from log_only_table import write_log_only_table
 
-builder = (SparkSession.builder.master("local[2]")
-    .config("spark.ui.enabled", "false")
-    .config("spark.driver.memory", "2g")
-    .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
-spark = configure_spark_with_delta_pip(builder).getOrCreate()
-spark.sparkContext.setLogLevel("ERROR")
 write_log_only_table(spark, Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3],
                      checkpoint_version=int(sys.argv[4]), small_commits=int(sys.argv[6]))
 print("RESULT {}", flush=True)

@@ -24,24 +24,32 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
-from client_session import client_session
-
 ROOT = Path(__file__).resolve().parent
+sys.path.append(str(ROOT.parent / "tests"))
+
+from spark_sessions import SessionSpec, preamble  # noqa: E402
+
 WORK = ROOT / "work" / "drop-feature"
 RESULTS = ROOT / "results"
 FILES = 1000
 ROWS_PER_FILE = 100
 FILES_WITH_DVS = 100
 
+#: The session of either client: this project's, or stock delta-spark's.
+SESSION = SessionSpec(
+    conf={
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.databricks.delta.snapshotPartitions": "2",
+    },
+    log_level="ERROR",
+)
+
 WORKER = r"""
 import json, sys, time
-from pyspark.sql import SparkSession
 
 mode, spec = sys.argv[1], json.loads(sys.argv[2])
-""" + client_session("mode", """(SparkSession.builder.master("local[2]")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.databricks.delta.snapshotPartitions", "2"))""") + r"""
+""" + preamble(SESSION, extension='mode == "delta-lifecycle"') + r"""
 
 def protocol_features(path):
     detail = spark.sql(f"DESCRIBE DETAIL delta.`{path}`").collect()[0]

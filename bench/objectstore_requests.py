@@ -54,6 +54,10 @@ from typing import Any, Dict, List, Tuple
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
+sys.path.append(str(REPO / "tests"))
+
+from spark_sessions import SessionSpec, start_session  # noqa: E402
+
 WORK = ROOT / "work" / "objectstore"
 RESULTS = ROOT / "results"
 CHECKPOINT_INTERVAL = 100
@@ -81,6 +85,15 @@ BYTE_COUNTERS = {"bytes_read": "stream_read_bytes", "bytes_written": "object_put
                  "all_requests": "audit_request_execution"}
 
 ENGINES = ("delta-lifecycle", "stock")
+#: The sessions of both engines, and the stock one that builds the tables: small local Spark.
+SMALL_SESSION = SessionSpec(
+    conf={
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.databricks.delta.snapshotPartitions": "2",
+    },
+    log_level="ERROR",
+)
 SETUPS = {
     "default": {},
     "fast-listfrom": {"spark.hadoop.delta.enableFastS3AListFrom": "true"},
@@ -111,20 +124,7 @@ def build_tables(lengths: List[int]) -> None:
 def build_worker(lengths: List[int]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from delta import configure_spark_with_delta_pip
-    from pyspark.sql import SparkSession
-
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.databricks.delta.snapshotPartitions", "2")
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    )
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = start_session(SMALL_SESSION.updated(extension=False))
     jvm = spark._jvm
     none = jvm.scala.Option.empty()
     DeltaLog = jvm.org.apache.spark.sql.delta.DeltaLog
@@ -242,35 +242,17 @@ def reset(store: Any, local: Path, bucket: str, prefix: str) -> int:
 
 
 def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
-    from pyspark.sql import SparkSession
-
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.databricks.delta.snapshotPartitions", "2")
-        .config("spark.sql.warehouse.dir", spec["warehouse"])
-        .config("spark.ui.showConsoleProgress", "false")
-    )
-    for key, value in spec["conf"].items():
-        builder = builder.config(key, value)
-    if engine == "stock":
-        from delta import configure_spark_with_delta_pip
-
-        builder = (
-            builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config("spark.sql.catalog.spark_catalog",
-                    "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-        )
-        spark = configure_spark_with_delta_pip(
-            builder, extra_packages=[spec["hadoop_aws"]]).getOrCreate()
-        assert "DeltaLifecycle" not in spark.conf.get("spark.sql.extensions")
-    else:
-        from delta_lifecycle import configure_spark
-
-        spark = configure_spark(builder, extra_packages=[spec["hadoop_aws"]]).getOrCreate()
-        assert "DeltaLifecycle" in spark.conf.get("spark.sql.extensions")
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = start_session(SMALL_SESSION.updated(
+        conf={
+            "spark.sql.warehouse.dir": spec["warehouse"],
+            "spark.ui.showConsoleProgress": "false",
+            **spec["conf"],
+        },
+        extension=engine != "stock",
+        packages=(spec["hadoop_aws"],),
+    ))
+    extensions = spark.conf.get("spark.sql.extensions")
+    assert ("DeltaLifecycle" in extensions) == (engine != "stock"), extensions
     jvm = spark._jvm
     hconf = spark._jsc.hadoopConfiguration()
     FileSystem = jvm.org.apache.hadoop.fs.FileSystem

@@ -33,27 +33,37 @@ sys.path.insert(0, str(ROOT.parent / "tests"))
 sys.path.insert(0, str(ROOT))
 
 import drop_feature  # noqa: E402
-from client_session import client_session  # noqa: E402
+from spark_sessions import SessionSpec, preamble  # noqa: E402
 import redirect_copy  # noqa: E402
 from cluster.standalone import StandaloneCluster, free_port  # noqa: E402
 
 WORK = ROOT / "work" / "cluster"
 RESULTS = ROOT / "results"
 
+#: Either client's session on the cluster (its master and UI port come with the run).
+CLUSTER_SESSION = SessionSpec(
+    conf={
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.executor.memory": "768m",
+        "spark.driver.memory": "2g",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.databricks.delta.snapshotPartitions": "2",
+    },
+    log_level="ERROR",
+)
+
 SESSION = r"""
 import json, shutil, sys, time
-from pyspark.sql import SparkSession
 
 client, master, spec = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-""" + client_session("client", """(SparkSession.builder.master(master)
-    .config("spark.ui.showConsoleProgress", "false")
-    .config("spark.driver.host", "127.0.0.1")
-    .config("spark.driver.bindAddress", "127.0.0.1")
-    .config("spark.ui.port", spec["ui_port"])
-    .config("spark.executor.memory", "768m")
-    .config("spark.driver.memory", "2g")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.databricks.delta.snapshotPartitions", "2"))""") + r"""
+""" + preamble(
+    CLUSTER_SESSION,
+    extension='client == "delta-lifecycle"',
+    master="master",
+    conf='{"spark.ui.port": spec["ui_port"]}',
+) + r"""
 
 def timed(statement):
     start = time.perf_counter()

@@ -34,6 +34,10 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 ROOT = Path(__file__).resolve().parent
+sys.path.append(str(ROOT.parent / "tests"))
+
+from spark_sessions import SessionSpec, preamble  # noqa: E402
+
 WORK = ROOT / "work" / "redirect"
 RESULTS = ROOT / "results"
 FILES = 200
@@ -42,25 +46,26 @@ TAIL_COMMITS = 60
 
 QUERY = "SELECT count(*) AS n, sum(id) AS s FROM {table} WHERE id % 7 = 0"
 
+#: Either client's session (its warehouse comes with the run): stock delta-spark's or this
+#: project's.
+SESSION = SessionSpec(
+    conf={
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.databricks.delta.snapshotPartitions": "2",
+    },
+    log_level="ERROR",
+)
+
 WORKER = r"""
 import json, sys, time
-from pyspark.sql import SparkSession
 
 mode, spec = sys.argv[1], json.loads(sys.argv[2])
-builder = (SparkSession.builder.master("local[2]")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.sql.warehouse.dir", spec["warehouse"])
-    .config("spark.databricks.delta.snapshotPartitions", "2"))
-if mode == "stock":
-    from delta import configure_spark_with_delta_pip
-    builder = (builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
-else:
-    from delta_lifecycle import configure_spark
-    spark = configure_spark(builder).getOrCreate()
-spark.sparkContext.setLogLevel("ERROR")
+""" + preamble(
+    SESSION,
+    extension='mode != "stock"',
+    conf='{"spark.sql.warehouse.dir": spec["warehouse"]}',
+) + r"""
 src, dest, query = spec["source"], spec["destination"], spec["query"]
 
 if mode == "delta-lifecycle":

@@ -39,6 +39,10 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 ROOT = Path(__file__).resolve().parent
+sys.path.append(str(ROOT.parent / "tests"))
+
+from spark_sessions import SessionSpec, preamble  # noqa: E402
+
 WORK = ROOT / "work" / "copy"
 RESULTS = ROOT / "results"
 
@@ -51,17 +55,9 @@ SESSION_CONF = {
     "spark.databricks.delta.snapshotPartitions": "2",
 }
 
-SESSION = r"""
-import json, sys, time
-from pyspark.sql import SparkSession
-from delta_lifecycle import configure_spark
-
-builder = SparkSession.builder.master("local[2]")
-for k, v in json.loads(%r).items():
-    builder = builder.config(k, v)
-spark = configure_spark(builder).getOrCreate()
-spark.sparkContext.setLogLevel("ERROR")
-""" % json.dumps(SESSION_CONF)
+SESSION = preamble(SessionSpec(conf=SESSION_CONF, log_level="ERROR")) + r"""
+import time
+"""
 
 BUILD = SESSION + r"""
 from pyspark.sql import functions as F

@@ -50,9 +50,11 @@ REPO = ROOT.parent
 RESULTS = ROOT / "results"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(REPO / "tests" / "objectstore"))
+sys.path.append(str(REPO / "tests"))
 
 import redirect_copy  # noqa: E402
 from server import ObjectStore, build_mc, start_object_store  # noqa: E402
+from spark_sessions import SessionSpec, preamble  # noqa: E402
 
 BUCKETS = ("bench-source", "bench-dest", "bench-streams", "bench-warm")
 SOURCE = "s3a://bench-source/table"
@@ -60,17 +62,15 @@ WRITES = ("PutObject", "CopyObject", "CopyObjectPart", "NewMultipartUpload",
           "PutObjectPart", "CompleteMultipartUpload", "DeleteObject", "DeleteMultipleObjects")
 
 REDIRECT = r"""
-import json, os, sys, time
-from pyspark.sql import SparkSession
-from delta_lifecycle import configure_spark, hadoop_aws_package
+import os, time
+from delta_lifecycle import hadoop_aws_package
 
-settings = json.loads(sys.argv[1])
+""" + preamble(
+    SessionSpec(log_level="ERROR"),
+    conf="json.loads(sys.argv[1])",
+    packages="(hadoop_aws_package(),)",
+) + r"""
 src, dest, warm, endpoint, server_dir = sys.argv[2:7]
-builder = SparkSession.builder.master("local[2]")
-for k, v in settings.items():
-    builder = builder.config(k, v)
-spark = configure_spark(builder, extra_packages=[hadoop_aws_package()]).getOrCreate()
-spark.sparkContext.setLogLevel("ERROR")
 
 sys.path.insert(0, server_dir)
 from server import request_counts

@@ -17,6 +17,7 @@ from typing import Callable, Dict, List, Mapping, Sequence, Tuple
 from pyspark.sql import SparkSession
 
 from client_venvs import client_venv, run_python
+from spark_sessions import SessionSpec, preamble
 
 Builder = Callable[[SparkSession, str], None]
 
@@ -150,15 +151,16 @@ for name, path in json.loads(sys.argv[1]).items():
 print("PROBE-RESULT " + json.dumps(out))
 """
 
-_SPARK_PROBE = """
-import json, sys
-from pyspark.sql import SparkSession
-b = (SparkSession.builder.master("local[1]").appName("compat-probe")
-     .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
-     .config("spark.jars.packages", sys.argv[2])
-     .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-     .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
-spark = b.getOrCreate()
+_SPARK_PROBE = preamble(
+    SessionSpec(
+        extension=False,
+        master="local[1]",
+        app_name="compat-probe",
+        conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "1"},
+        stock_delta="given",
+    ),
+    packages="sys.argv[2].split(',')",
+) + """
 out = {}
 for name, path in json.loads(sys.argv[1]).items():
     r = {}

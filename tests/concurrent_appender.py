@@ -37,16 +37,9 @@ def delta_rs_appender(path: str) -> Callable[[List[int]], None]:
 
 
 def delta_spark_appender(path: str, conf: Dict[str, str]) -> Callable[[List[int]], None]:
-    from delta import configure_spark_with_delta_pip
-    from pyspark.sql import SparkSession
+    from spark_sessions import SessionSpec, start_session
 
-    builder = SparkSession.builder.master("local[1]")
-    for key, value in conf.items():
-        builder = builder.config(key, value)
-    builder = builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension").config(
-        "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"
-    )
-    spark = configure_spark_with_delta_pip(builder).getOrCreate()
+    spark = start_session(SessionSpec(extension=False, master="local[1]", conf=conf))
     assert "DeltaLifecycle" not in spark.conf.get("spark.sql.extensions", "")
 
     def append(ids: List[int]) -> None:

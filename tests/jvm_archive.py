@@ -50,18 +50,13 @@ WORKLOAD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
 
     root = Path(sys.argv[1])
-    sys.path.insert(0, sys.argv[2])  # tests/, for the settings every test session starts with
+    sys.path.insert(0, sys.argv[2])  # tests/, for the session every test session starts as
     from metastore import hive_metastore_conf
-    from session_conf import SESSION_CONF
+    from spark_sessions import SESSION_CONF, SessionSpec, start_session
 
-    builder = SparkSession.builder.master("local[2]")
-    for key, value in {**SESSION_CONF, **hive_metastore_conf(root)}.items():
-        builder = builder.config(key, value)
-    spark = configure_spark(builder).getOrCreate()
+    spark = start_session(SessionSpec(conf={**SESSION_CONF, **hive_metastore_conf(root)}))
     path = root / "by_path"
     spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, part STRING) USING delta "
               "PARTITIONED BY (part) TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")

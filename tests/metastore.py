@@ -14,7 +14,7 @@ from typing import Dict
 
 def hive_metastore_conf(root: Path) -> Dict[str, str]:
     """Settings for a session whose catalog is a Hive metastore on embedded Derby under ``root``
-    (what ``SparkSession.builder.enableHiveSupport()`` sets, plus where Derby and the warehouse
+    (what a builder's ``enableHiveSupport()`` sets, plus where Derby and the warehouse
     live). Derby opens a database once per JVM, so each session needs a ``root`` of its own."""
     return {
         "spark.sql.catalogImplementation": "hive",

@@ -1,5 +1,5 @@
-"""Reading an error's condition in every supported pyspark (imported by the tests through
-conftest, and by the subprocess scripts that must not import conftest)."""
+"""Reading an error's condition in every supported pyspark (imported by the tests, and by the
+subprocess scripts, which must not import what changes a test run's environment)."""
 
 from __future__ import annotations
 

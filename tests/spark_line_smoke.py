@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
-from pyspark.sql import SparkSession
+sys.path.append(str(Path(__file__).resolve().parent))  # tests/, for the session factory
+from spark_sessions import SessionSpec, start_session  # noqa: E402
 
 workdir = Path(sys.argv[1])
 conf: Dict[str, str] = json.loads(sys.argv[2])
@@ -39,13 +40,14 @@ def lap(name: str) -> None:
     _last[0] = now
 
 
-def new_builder() -> Any:
-    """A fresh builder with the test sessions' settings: the stock session must not inherit
-    the extension's settings from the builder configure_spark filled in."""
-    fresh = SparkSession.builder.master("local[1]").appName("spark-line-smoke")
-    for key, value in conf.items():
-        fresh = fresh.config(key, value)
-    return fresh.config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
+#: Both sessions: the extension's, then stock delta-spark's in the same JVM. Each starts from a
+#: fresh builder with the test sessions' settings: the stock session must not inherit the
+#: extension's settings from the builder configure_spark filled in.
+SESSION = SessionSpec(
+    master="local[1]",
+    app_name="spark-line-smoke",
+    conf={**conf, "spark.sql.warehouse.dir": str(workdir / "warehouse")},
+)
 
 
 def ids(df: Any) -> List[int]:
@@ -55,12 +57,8 @@ def ids(df: Any) -> List[int]:
 def stock_reads() -> Dict[str, Any]:
     """Stock delta-spark of the same line reads every table the statements touched: a session
     with delta-spark's own extension and catalog, no delta-lifecycle."""
-    spark = (
-        new_builder()
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-        .getOrCreate()
-    )
+    # The JVM has delta-spark's jars already: the extension's session loaded them.
+    spark = start_session(SESSION.updated(extension=False, stock_delta="given"))
     lap("stock_session")
     extensions = spark.conf.get("spark.sql.extensions")
     assert "DeltaLifecycle" not in extensions, extensions
@@ -79,11 +77,11 @@ def stock_reads() -> Dict[str, Any]:
     return seen
 
 
-from delta_lifecycle import LifecycleTable, configure_spark, current_line  # noqa: E402
+from delta_lifecycle import LifecycleTable, current_line  # noqa: E402
 from delta_lifecycle.errors import DropNotSupportedOnLineError, translate_errors  # noqa: E402
 
 line = current_line()
-spark = configure_spark(new_builder()).getOrCreate()
+spark = start_session(SESSION)
 lap("session")
 out = {"line": line.line, "spark": spark.version}
 droppable = spark._jvm.io.github.deltalifecycle.features.dropfeature.DroppableFeatures

@@ -18,7 +18,9 @@ another. Each script runs as a fresh one would:
   files as a newly started stock session does.
 
 A script reports with ``emit(result)``; a script that raises fails the caller's test with its
-traceback; a session whose process died is started again for the next script.
+traceback; a session whose process died is started again for the next script. Tests run their
+scripts with :func:`run_stock_script` (:data:`SESSION_CONF` and settings of their own), or read
+tables' ids with :func:`stock_read_ids`.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ import textwrap
 import threading
 import time
 from dataclasses import dataclass
-from typing import IO, Any, Dict, List, Optional, Sequence
+from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
 
 #: ``refusal(error, limit=400)``, defined before every stock script's body (and in scripts that
 #: run the same bodies on their own): ``"refused: <error type>: <message>"``, the message cut to
@@ -55,23 +59,11 @@ REFUSAL_SOURCE = textwrap.dedent(
 #: request per stdin line: ``{"body": ..., "argv": [...], "settings": <JSON of every setting>,
 #: "session_settings": {...}}``, answered on stdout by the ``RESULT <json>`` lines the body emits
 #: and one ``END ok`` or ``END error`` line.
-SERVER = textwrap.dedent(
+SERVER = preamble(
+    SessionSpec(extension=False, master="local[1]"), conf="json.loads(sys.argv[-1])"
+) + textwrap.dedent(
     """
-    import json, sys, traceback
-    from delta import configure_spark_with_delta_pip
-    from pyspark.sql import SparkSession
-
-    settings = json.loads(sys.argv[-1])
-    extra_packages = [p for p in settings.pop("spark.jars.packages", "").split(",") if p]
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in settings.items():
-        builder = builder.config(k, v)
-    builder = (
-        builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    )
-    spark = configure_spark_with_delta_pip(builder, extra_packages=extra_packages).getOrCreate()
+    import traceback
     jvm = spark.sparkContext._jvm
     delta_logs = jvm.org.apache.spark.sql.delta.DeltaLog
 
@@ -255,3 +247,41 @@ def stock_session(settings: Dict[str, str]) -> StockScripts:
 def _close_all() -> None:
     for session in _SESSIONS.values():
         session.close()
+
+
+def run_stock_script(
+    body: str, args: Sequence[str], conf: Optional[Dict[str, str]] = None
+) -> Dict[str, Any]:
+    """Run the script ``body`` with ``args`` in a stock delta-spark session (no extension; the
+    process's own, :func:`stock_session`) with :data:`SESSION_CONF` and ``conf``, and return
+    what it emitted. The script has ``spark`` and ``emit(result)``, and its settings as JSON in
+    ``sys.argv[-1]``."""
+    return stock_session({**SESSION_CONF, **(conf or {})}).run(body, args)
+
+
+#: A stock-reader script body: the sorted ``id`` column of each ``name -> (path, version
+#: or None)`` in its first argument, or ``"refused: <error type>: <message>"``.
+STOCK_READ_IDS_BODY = """
+    out = {}
+    for name, (path, version) in json.loads(sys.argv[1]).items():
+        reader = spark.read.format("delta")
+        if version is not None:
+            reader = reader.option("versionAsOf", version)
+        try:
+            out[name] = sorted(int(r[0]) for r in reader.load(path).select("id").collect())
+        except Exception as e:
+            out[name] = refusal(e)
+    emit(out)
+"""
+
+#: What :func:`stock_read_ids` reads of a table: its ids, or why stock delta-spark refused it.
+StockRead = Union[List[int], str]
+
+
+def stock_read_ids(
+    tables: Mapping[str, Tuple[str, Optional[int]]], conf: Optional[Dict[str, str]] = None
+) -> Dict[str, StockRead]:
+    """Read the ``id`` column of each ``name -> (path, version or None)`` with stock
+    delta-spark in one subprocess (:data:`STOCK_READ_IDS_BODY`), with ``conf`` as
+    :func:`run_stock_script` takes it."""
+    return run_stock_script(STOCK_READ_IDS_BODY, [json.dumps(dict(tables))], conf)

@@ -26,7 +26,10 @@ from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import FULL_MATRIX, TESTDATA, condition_of, files_of, ids, latest_version, lifecycle_session
+from environment import FULL_MATRIX
+from process_jvm import lifecycle_session
+from spark_errors import condition_of
+from table_helpers import TESTDATA, files_of, ids, latest_version
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import DeltaLifecycleError, translate_errors

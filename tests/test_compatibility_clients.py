@@ -23,7 +23,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from compat_clients import RUNNABLE, TABLES, build_tables, probe
-from conftest import FULL_MATRIX
+from environment import FULL_MATRIX
 from delta_lifecycle import ClientCompatibility, LifecycleTable
 
 CHEAP_CLIENTS = ["deltalake-1.x"]

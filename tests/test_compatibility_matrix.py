@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import REPO_ROOT
+from environment import REPO_ROOT
 
 
 def test_docs_matrix_is_up_to_date() -> None:

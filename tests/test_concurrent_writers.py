@@ -37,17 +37,11 @@ import pytest
 from pyspark.sql import SparkSession
 
 from concurrent_appender import batch_ids
-from conftest import (
-    FULL_MATRIX,
-    SESSION_CONF,
-    age_log,
-    deletion_vector_table,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    lifecycle_session,
-    stock_read_ids,
-)
+from environment import FULL_MATRIX
+from process_jvm import lifecycle_session
+from spark_sessions import SESSION_CONF
+from stock_session import stock_read_ids
+from table_helpers import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import ConcurrentCommitError, DropFeatureWaitError, FeatureTracesRemainError
@@ -259,9 +253,8 @@ def outcomes(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> D
 
 
 @pytest.fixture(scope="module")
-def stock(outcomes: Dict[str, Outcome], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
-    return stock_read_ids({name: (str(o.read_path), o.version) for name, o in outcomes.items()},
-                          tmp_path_factory.mktemp("stock"))
+def stock(outcomes: Dict[str, Outcome]) -> Dict[str, Any]:
+    return stock_read_ids({name: (str(o.read_path), o.version) for name, o in outcomes.items()})
 
 
 def is_typed(attempt: Dict[str, Any]) -> bool:

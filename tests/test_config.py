@@ -7,8 +7,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from pyspark.sql import SparkSession
-
 from delta_lifecycle import configure_spark, jar_path, spark_configuration
 from delta_lifecycle.config import (
     BUNDLED_REPOSITORY,
@@ -21,10 +19,11 @@ from delta_lifecycle.config import (
     ROUTING_CATALOG,
     delta_maven_coordinate,
 )
+from spark_sessions import fresh_builder
 
 
 def test_fresh_builder_gets_everything() -> None:
-    builder = configure_spark(SparkSession.builder.master("local[1]"))
+    builder = configure_spark(fresh_builder(master="local[1]"))
     options = builder._options
     # Every jar comes as a package, so Spark ships them all to the executors; spark.jars
     # would replace the resolved packages' jars (issue: plain writes failed on a cluster).
@@ -37,18 +36,18 @@ def test_fresh_builder_gets_everything() -> None:
 
 
 def test_deltas_own_catalog_is_replaced_by_the_redirect_aware_one() -> None:
-    builder = SparkSession.builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
+    builder = fresh_builder({"spark.sql.catalog.spark_catalog": DELTA_CATALOG})
     options = configure_spark(builder)._options
     assert options["spark.sql.catalog.spark_catalog"] == LIFECYCLE_CATALOG
 
 
 def test_unity_catalog_catalogs_are_wrapped_to_follow_redirects() -> None:
     uc = "io.unitycatalog.spark.UCSingleCatalog"
-    builder = (
-        SparkSession.builder.config("spark.sql.catalog.lake", uc)
-        .config("spark.sql.catalog.lake.uri", "http://uc.example.org:8080")
-        .config("spark.sql.catalog.iceberg", "org.apache.iceberg.spark.SparkCatalog")
-    )
+    builder = fresh_builder({
+        "spark.sql.catalog.lake": uc,
+        "spark.sql.catalog.lake.uri": "http://uc.example.org:8080",
+        "spark.sql.catalog.iceberg": "org.apache.iceberg.spark.SparkCatalog",
+    })
     once = dict(configure_spark(builder)._options)
     assert once["spark.sql.catalog.lake"] == ROUTING_CATALOG
     assert once["spark.sql.catalog.lake.deltaLifecycle.delegate"] == uc
@@ -59,12 +58,12 @@ def test_unity_catalog_catalogs_are_wrapped_to_follow_redirects() -> None:
 
 
 def test_existing_values_are_kept_and_extended() -> None:
-    builder = (
-        SparkSession.builder.config("spark.jars", "/opt/a.jar")
-        .config("spark.jars.packages", "org.example:x_2.13:1.0")
-        .config("spark.sql.extensions", f"com.example.Ext,{DELTA_EXTENSION},com.example.Other")
-        .config("spark.sql.catalog.spark_catalog", "com.example.Catalog")
-    )
+    builder = fresh_builder({
+        "spark.jars": "/opt/a.jar",
+        "spark.jars.packages": "org.example:x_2.13:1.0",
+        "spark.sql.extensions": f"com.example.Ext,{DELTA_EXTENSION},com.example.Other",
+        "spark.sql.catalog.spark_catalog": "com.example.Catalog",
+    })
     builder = builder.config("spark.jars.repositories", "https://repo.example.org/maven")
     options = configure_spark(builder, extra_packages=["org.example:y_2.13:2.0"])._options
     assert options["spark.jars"] == "/opt/a.jar"
@@ -83,8 +82,8 @@ def test_existing_values_are_kept_and_extended() -> None:
 
 
 def test_configuring_twice_changes_nothing() -> None:
-    once = dict(configure_spark(SparkSession.builder)._options)
-    twice = dict(configure_spark(configure_spark(SparkSession.builder))._options)
+    once = dict(configure_spark(fresh_builder())._options)
+    twice = dict(configure_spark(configure_spark(fresh_builder()))._options)
     assert once == twice
 
 

@@ -2,7 +2,7 @@
 extension, and the Python client talks to it only through gRPC (no py4j, no local JVM).
 
 The server is started as an administrator would start a shared one: with a redirect
-allow-list, and as a production JVM (without conftest's test-switch property), so a
+allow-list, and as a production JVM (without the test-switch property of tests/environment.py), so a
 client's attempts to widen the allow-list or arm a fault step are tried for real."""
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import pytest
 
 import shared_session_checks
 from cluster.standalone import free_port
-from conftest import PRODUCTION_ENV, SESSION_CONF
+from environment import PRODUCTION_ENV
+from spark_sessions import SESSION_CONF
 from deltalog import assert_history_matches_log
 from delta_lifecycle import LifecycleTable, spark_configuration
 from delta_lifecycle.errors import NotADeltaTableError, TableNotFoundError

@@ -22,7 +22,7 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
-from conftest import condition_of
+from spark_errors import condition_of
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import CoordinatedTableError
 from delta_lifecycle.tables import quote_path

@@ -53,7 +53,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import delta_lifecycle
-from conftest import age_log
+from table_helpers import age_log
 from delta_lifecycle import LifecycleTable
 
 #: The sources of the package as imported (python/delta_lifecycle in a checkout).

@@ -22,16 +22,10 @@ import pytest
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import (
-    FULL_MATRIX,
-    age_log,
-    condition_of,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    documented_droppable,
-    stock_read_ids,
-)
+from environment import FULL_MATRIX
+from spark_errors import condition_of
+from stock_session import stock_read_ids
+from table_helpers import age_log, delta_rs_ids, ids, latest_version, documented_droppable
 
 REMOVABLE = "org.apache.spark.sql.delta.RemovableFeature"
 
@@ -159,20 +153,18 @@ def test_every_feature_drops_or_is_refused_by_a_typed_error_before_any_write(
         assert ids(spark, o.path) == o.rows, o.feature
 
 
-def test_stock_delta_spark_and_delta_rs_read_the_same_rows(
-    outcomes: List[Outcome], tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_stock_delta_spark_and_delta_rs_read_the_same_rows(outcomes: List[Outcome]) -> None:
     if not FULL_MATRIX:
         pytest.skip("the drops run with DELTA_LIFECYCLE_FULL_MATRIX=1")
     dropped = [o for o in outcomes if o.dropped is not None]
     assert dropped
-    assert_other_clients_read(dropped, tmp_path_factory.mktemp("stock"))
+    assert_other_clients_read(dropped)
 
 
-def assert_other_clients_read(dropped: List[Outcome], workdir: Path) -> None:
-    """Stock delta-spark (a session of its own, in ``workdir``) and delta-rs read each dropped
-    table's rows as they were before the drop."""
-    stock = stock_read_ids({o.feature: (str(o.path), None) for o in dropped}, workdir)
+def assert_other_clients_read(dropped: List[Outcome]) -> None:
+    """Stock delta-spark (a session of its own) and delta-rs read each dropped table's rows as
+    they were before the drop."""
+    stock = stock_read_ids({o.feature: (str(o.path), None) for o in dropped})
     for o in dropped:
         assert stock[o.feature] == o.rows, (o.feature, stock[o.feature])
         assert delta_rs_ids(o.path) == o.rows, o.feature

@@ -17,14 +17,8 @@ import pytest
 from deltalake.exceptions import DeltaProtocolError
 from pyspark.sql import Row, SparkSession
 
-from conftest import (
-    age_log,
-    deletion_vector_table,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    run_stock_script,
-)
+from stock_session import run_stock_script
+from table_helpers import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version
 from delta_lifecycle import DropFeatureResult, LifecycleTable
 from delta_lifecycle.errors import (
     DropFeatureWaitError,
@@ -96,9 +90,7 @@ def cleaned(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Cl
 
 
 @pytest.fixture(scope="module")
-def stock(
-    dv: Dropped, widened: Dropped, cleaned: Cleaned, tmp_path_factory: pytest.TempPathFactory
-) -> Dict[str, Any]:
+def stock(dv: Dropped, widened: Dropped, cleaned: Cleaned) -> Dict[str, Any]:
     """Every version of every dropped table as stock delta-spark (no extension) reads it."""
     tables = {"dv": dv, "widened": widened, "cleaned": cleaned.dropped}
     body = """
@@ -125,7 +117,7 @@ def stock(
         )
         for name, d in tables.items()
     }
-    return run_stock_script(body, [json.dumps(spec)], tmp_path_factory.mktemp("stock"))
+    return run_stock_script(body, [json.dumps(spec)])
 
 
 def test_dry_run_plans_what_the_drop_does(dv: Dropped) -> None:

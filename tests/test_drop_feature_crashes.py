@@ -20,18 +20,10 @@ import pytest
 from deltalake.exceptions import DeltaProtocolError
 from pyspark.sql import SparkSession
 
-from conftest import (
-    behind_switch,
-    FULL_MATRIX,
-    age_log,
-    deletion_vector_table,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    run_until_halt,
-    stock_read_ids,
-    write_crash_script,
-)
+from environment import behind_switch, FULL_MATRIX
+from script_runs import run_until_halt, write_crash_script
+from stock_session import stock_read_ids
+from table_helpers import age_log, deletion_vector_table, delta_rs_ids, ids, latest_version
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import DropFeatureWaitError, FeatureNotPresentError
 
@@ -119,8 +111,8 @@ def crashes(spark: SparkSession, base: Path, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.fixture(scope="module")
-def stock_after_crash(crashes: Dict[str, Crash], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
-    return stock_read_ids({step: (str(c.path), None) for step, c in crashes.items()}, tmp_path_factory.mktemp("stock"))
+def stock_after_crash(crashes: Dict[str, Crash]) -> Dict[str, Any]:
+    return stock_read_ids({step: (str(c.path), None) for step, c in crashes.items()})
 
 
 @pytest.mark.parametrize("step", [s for s, _ in STEPS])

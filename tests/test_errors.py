@@ -14,7 +14,8 @@ import pytest
 from pyspark.errors import AnalysisException, ParseException, PySparkException
 from pyspark.sql import SparkSession
 
-from conftest import condition_of, pyspark_error
+from spark_errors import condition_of
+from spark_line import pyspark_error
 from delta_lifecycle import LifecycleTable, errors
 from delta_lifecycle.config import jar_path
 from delta_lifecycle.errors import (

@@ -22,7 +22,9 @@ from deltalake import DeltaTable
 from pyspark.errors import PySparkException
 from pyspark.sql import Row, SparkSession
 
-from conftest import age_log, copy_testdata, pyspark_error, run_stock_script
+from spark_line import pyspark_error
+from stock_session import run_stock_script
+from table_helpers import age_log, copy_testdata
 from deltalog import local_path
 from delta_lifecycle import CleanupResult, CompactionResult, LifecycleTable, errors
 from delta_lifecycle.errors import (
@@ -269,14 +271,11 @@ def stock(
     policy: PolicyTable,
     cleaned: Cleaned,
     without_compactions: Dict[Path, Path],
-    tmp_path_factory: pytest.TempPathFactory,
 ) -> StockReads:
     """Every table of this module, read by stock delta-spark in one subprocess session that
     does not load the extension, once with compactions used for reads and once without."""
     paths = [compacted.path, policy.path, cleaned.path, *without_compactions.values()]
-    result = run_stock_script(
-        STOCK_READER, [json.dumps([str(p) for p in paths])], tmp_path_factory.mktemp("stock")
-    )
+    result = run_stock_script(STOCK_READER, [json.dumps([str(p) for p in paths])])
     return {"true": result["true"], "false": result["false"]}
 
 

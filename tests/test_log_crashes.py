@@ -21,17 +21,10 @@ from typing import Any, Dict, List, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import (
-    behind_switch,
-    FULL_MATRIX,
-    age_log,
-    delta_rs_ids,
-    ids,
-    latest_version,
-    run_until_halt,
-    stock_read_ids,
-    write_crash_script,
-)
+from environment import behind_switch, FULL_MATRIX
+from script_runs import run_until_halt, write_crash_script
+from stock_session import stock_read_ids
+from table_helpers import age_log, delta_rs_ids, ids, latest_version
 from deltalog import assert_maintenance_files_describe_real_states
 from delta_lifecycle import LifecycleTable
 
@@ -217,12 +210,11 @@ def stock(
     crashes: Dict[str, Crash],
     policy_crashes: Dict[str, PolicyCrash],
     level_crashes: Dict[str, PolicyCrash],
-    tmp_path_factory: pytest.TempPathFactory,
 ) -> Dict[str, Any]:
     paths = {step: (str(c.path), None) for step, c in crashes.items()}
     paths.update({step: (str(c.path), None) for step, c in policy_crashes.items()})
     paths.update({step: (str(c.path), None) for step, c in level_crashes.items()})
-    return stock_read_ids(paths, tmp_path_factory.mktemp("stock"))
+    return stock_read_ids(paths)
 
 
 def test_a_crash_in_a_merge_or_removal_leaves_every_client_reading_the_committed_rows(

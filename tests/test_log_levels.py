@@ -25,9 +25,11 @@ from deltalake import DeltaTable
 from pyspark.sql import SparkSession
 
 from client_venvs import client_venv, run_python
-from conftest import FULL_MATRIX, age_log, delta_rs_ids, ids, run_stock_script
 from deltalog import assert_maintenance_files_describe_real_states
-from stock_session import REFUSAL_SOURCE
+from environment import FULL_MATRIX
+from spark_sessions import SessionSpec, preamble
+from stock_session import REFUSAL_SOURCE, run_stock_script
+from table_helpers import age_log, delta_rs_ids, ids
 
 PROPERTIES = (
     "'deltaLifecycle.logCompaction.interval' = '3', 'delta.checkpointInterval' = '50'"
@@ -114,15 +116,13 @@ STOCK_BODY = """
 """
 
 #: The same reads with delta-spark 3.3 on Spark 3.5, in its own venv.
-STOCK_33_SCRIPT = """
-import json, sys
-from pyspark.sql import SparkSession
-spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "1")
-         .config("spark.jars.packages", "io.delta:delta-spark_2.12:3.3.2")
-         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-         .getOrCreate())
+STOCK_33_SCRIPT = preamble(SessionSpec(
+    extension=False,
+    master="local[1]",
+    conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "1"},
+    packages=("io.delta:delta-spark_2.12:3.3.2",),
+    stock_delta="given",
+)) + """
 def emit(result):
     print("RESULT " + json.dumps(result))
 """ + REFUSAL_SOURCE + "\n".join(line[4:] for line in STOCK_BODY.splitlines())
@@ -205,7 +205,7 @@ def stock(tables: Tables) -> Dict[str, Any]:
     request = {k: (str(p), list(v)) for k, (p, v) in tables.cases.items()}
     import json
 
-    return run_stock_script(STOCK_BODY, [json.dumps(request)], tables.root)
+    return run_stock_script(STOCK_BODY, [json.dumps(request)])
 
 
 def test_the_policy_writes_two_levels_that_never_share_a_start(tables: Tables) -> None:

@@ -16,20 +16,19 @@ from typing import Any, Dict, get_args
 import pytest
 from deltalake import DeltaTable
 
-from conftest import FULL_MATRIX, SESSION_CONF, run_for_result
 from delta_lifecycle.results import CompactionStatus
+from environment import FULL_MATRIX
+from script_runs import run_for_result
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
 
-SCRIPT = textwrap.dedent(
+#: The session's settings: the tests' (the third argument), then the configuration's (the
+#: second).
+SCRIPT = preamble(
+    SessionSpec(master="local[1]"),
+    conf="{**json.loads(sys.argv[3]), **json.loads(sys.argv[2])}",
+) + textwrap.dedent(
     """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
-
-    path, settings = sys.argv[1], json.loads(sys.argv[2])
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in {**json.loads(sys.argv[3]), **settings}.items():
-        builder = builder.config(k, v)
-    spark = configure_spark(builder).getOrCreate()
+    path = sys.argv[1]
     jvm, jspark = spark._jvm, spark._jsparkSession
 
     spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta TBLPROPERTIES ("

@@ -14,7 +14,8 @@ from pyspark.errors import PySparkException
 from delta.tables import DeltaTable
 from pyspark.sql import SparkSession
 
-from conftest import condition_of, delta_rs_ids
+from spark_errors import condition_of
+from table_helpers import delta_rs_ids
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.errors import InvalidRedirectError, translate_errors
 

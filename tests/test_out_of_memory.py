@@ -29,8 +29,11 @@ from typing import Any, Dict
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF, behind_switch, latest_version, run_stock_script
+from environment import behind_switch
 from log_only_table import write_log_only_table
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
+from stock_session import run_stock_script
+from table_helpers import latest_version
 
 pytestmark = behind_switch("DELTA_LIFECYCLE_CRASHES", "make crash-test")
 
@@ -39,19 +42,13 @@ DV = "deletionVectors"
 
 #: Runs the statements (``{t}`` is the table) in a session of its own built from the JSON
 #: settings, each through ``translate_errors``, and prints what each returned or raised.
-SCRIPT = textwrap.dedent(
+SCRIPT = preamble(
+    SessionSpec(log_level="ERROR"), conf="json.loads(sys.argv[2])"
+) + textwrap.dedent(
     """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
     from delta_lifecycle.errors import DeltaLifecycleError, translate_errors
 
-    path, settings, statements = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-    builder = SparkSession.builder.master("local[2]")
-    for key, value in settings.items():
-        builder = builder.config(key, value)
-    spark = configure_spark(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    path, statements = sys.argv[1], json.loads(sys.argv[3])
     out = []
     for sql in statements:
         try:
@@ -94,7 +91,7 @@ def run(path: Path, settings: Dict[str, str]) -> Dict[str, Any]:
 
 
 def test_a_state_too_big_for_the_driver_is_a_typed_error_and_more_memory_completes(
-    table: Path, tmp_path: Path
+    table: Path,
 ) -> None:
     before = latest_version(table)
     small = run(table, {**ONE_PARTITION, "spark.driver.memory": "200m",
@@ -125,7 +122,6 @@ def test_a_state_too_big_for_the_driver_is_a_typed_error_and_more_memory_complet
         emit({"files": protocol["numFiles"], "readerFeatures": protocol["tableFeatures"]})
         """,
         [str(table)],
-        tmp_path,
     )
     assert stock["files"] == FILES + 2
     assert DV not in stock["readerFeatures"]

@@ -17,7 +17,8 @@ import pytest
 from deltalake import DeltaTable, TableFeatures, write_deltalake
 from pyspark.sql import SparkSession
 
-from conftest import copy_testdata, run_stock_script
+from stock_session import run_stock_script
+from table_helpers import copy_testdata
 from deltalog import assert_history_matches_log, local_path, read_log
 from delta_lifecycle import LifecycleTable, ProtocolVersion
 from delta_lifecycle.results import PROTOCOL_HISTORY_COLUMNS
@@ -195,12 +196,10 @@ STOCK_READER = """
 """
 
 
-def test_stock_delta_spark_reads_the_same(
-    spark: SparkSession, evolving: Path, tmp_path: Path
-) -> None:
+def test_stock_delta_spark_reads_the_same(spark: SparkSession, evolving: Path) -> None:
     """A session without this extension (stock delta-spark, in a subprocess) reads the same
     rows, the same latest protocol and the same operations, and cannot run our statement."""
-    stock = run_stock_script(STOCK_READER, [str(evolving)], tmp_path)
+    stock = run_stock_script(STOCK_READER, [str(evolving)])
     assert stock["ours"] != "ran", "the stock session ran DESCRIBE PROTOCOL HISTORY"
 
     ours = sorted(list(r) for r in spark.read.format("delta").load(str(evolving)).collect())

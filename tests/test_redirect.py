@@ -18,7 +18,9 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from pyspark.sql import SparkSession
 
-from conftest import ON_SPARK_35, delta_rs_ids, ids, run_stock_script
+from spark_line import ON_SPARK_35
+from stock_session import run_stock_script
+from table_helpers import delta_rs_ids, ids
 from delta_lifecycle import LifecycleTable, RedirectStatus
 from delta_lifecycle.errors import (
     InvalidRedirectError,
@@ -70,7 +72,7 @@ def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Dic
 
 
 @pytest.fixture(scope="module")
-def stock(tables: Dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+def stock(tables: Dict[str, Any]) -> Dict[str, Any]:
     """What stock delta-spark (no extension) can do with each table."""
     body = """
         paths = json.loads(sys.argv[1])
@@ -91,7 +93,7 @@ def stock(tables: Dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> D
         emit(out)
     """
     paths = {n: str(tables[n]) for n in TABLE_NAMES}
-    return run_stock_script(body, [json.dumps(paths)], tmp_path_factory.mktemp("stock"))
+    return run_stock_script(body, [json.dumps(paths)])
 
 
 def test_set_redirect_reports_the_copy(tables: Dict[str, Any]) -> None:

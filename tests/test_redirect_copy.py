@@ -21,15 +21,10 @@ from pyspark.sql import SparkSession
 from delta_lifecycle import LifecycleTable, OperationProgress
 from delta_lifecycle.progress import reporting_progress, running_jobs
 
-from conftest import (
-    FULL_MATRIX,
-    age_log,
-    ids,
-    redirected_ids,
-    run_until_halt,
-    stock_read_ids,
-    write_crash_script,
-)
+from environment import FULL_MATRIX
+from script_runs import run_until_halt, write_crash_script
+from stock_session import stock_read_ids
+from table_helpers import age_log, ids, redirected_ids
 
 
 def _files(root: Path) -> Set[str]:
@@ -119,7 +114,7 @@ def test_a_file_outside_the_root_is_referenced_in_place(copied: Dict[str, Any]) 
 
 
 def test_stock_delta_spark_reads_the_destination(copied: Dict[str, Any]) -> None:
-    got = stock_read_ids({"dest": (str(copied["dest"]), None)}, copied["base"])
+    got = stock_read_ids({"dest": (str(copied["dest"]), None)})
     assert got["dest"] == copied["expected"]
 
 
@@ -251,7 +246,7 @@ def test_the_pre_copy_runs_while_the_source_accepts_writes(
     assert any("copied 0 data files" in s for s in row["steps"]), row["steps"]
     assert not (dest / "_delta_lifecycle_precopy").exists()
     assert ids(spark, dest) == [0, 1, 2, 10]
-    assert stock_read_ids({"dest": (str(dest), None)}, tmp_path)["dest"] == [0, 1, 2, 10]
+    assert stock_read_ids({"dest": (str(dest), None)})["dest"] == [0, 1, 2, 10]
 
 
 def test_a_destination_holding_another_sources_pre_copy_is_refused(
@@ -363,4 +358,4 @@ def test_a_copy_cancelled_through_its_job_group_fails_the_statement_and_a_rerun_
     spark.conf.unset("spark.deltaLifecycle.test.copyDelayMillis")
     assert table.set_redirect(str(dest)).state == "READY"
     assert redirected_ids(spark, src) == list(range(2010))
-    assert stock_read_ids({"dest": (str(dest), None)}, tmp_path)["dest"] == list(range(2010))
+    assert stock_read_ids({"dest": (str(dest), None)})["dest"] == list(range(2010))

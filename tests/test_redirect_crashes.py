@@ -18,15 +18,9 @@ from typing import Dict, List, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import (
-    behind_switch,
-    FULL_MATRIX,
-    delta_rs_ids,
-    ids,
-    redirected_ids,
-    run_until_halt,
-    write_crash_script,
-)
+from environment import behind_switch, FULL_MATRIX
+from script_runs import run_until_halt, write_crash_script
+from table_helpers import delta_rs_ids, ids, redirected_ids
 from delta_lifecycle import LifecycleTable
 
 pytestmark = behind_switch("DELTA_LIFECYCLE_CRASHES", "make crash-test")

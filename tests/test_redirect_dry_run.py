@@ -20,7 +20,8 @@ from typing import Dict, Iterator, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import lifecycle_session, run_until_halt, write_crash_script
+from process_jvm import lifecycle_session
+from script_runs import run_until_halt, write_crash_script
 from delta_lifecycle import LifecycleTable, RedirectPlan, RedirectStatus
 from delta_lifecycle.results import REDIRECT_COLUMNS, REDIRECT_PLAN_COLUMNS
 from delta_lifecycle.tables import quote_path

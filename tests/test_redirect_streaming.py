@@ -18,7 +18,7 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
-from conftest import delta_rs_ids
+from table_helpers import delta_rs_ids
 from streaming_redirects import StreamUnderRedirects, TableRef, difference, run_through_moves
 
 

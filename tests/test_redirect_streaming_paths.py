@@ -12,7 +12,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import delta_rs_ids, run_stock_script
+from stock_session import run_stock_script
+from table_helpers import delta_rs_ids
 from streaming_redirects import difference, moves_by_path, run_through_moves, stream_between_paths
 
 
@@ -37,6 +38,5 @@ def test_a_query_by_path_runs_through_redirects_and_a_stock_session_resumes_it(
         emit({})
         """,
         [str(feed), str(orders), str(tmp_path / "ck")],
-        tmp_path,
     )
     assert delta_rs_ids(orders) == list(range(fed + 7))

@@ -12,19 +12,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import ON_SPARK_35, PRODUCTION_ENV, SESSION_CONF
 from delta_lifecycle.config import bundled_coordinate, delta_maven_coordinate
+from environment import PRODUCTION_ENV
+from spark_line import ON_SPARK_35
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
 
-PROGRAM = textwrap.dedent(
+PROGRAM = preamble(SessionSpec(master="local[1]"), conf="json.loads(sys.argv[1])") + textwrap.dedent(
     """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
-
-    builder = SparkSession.builder.master("local[1]")
-    for k, v in json.loads(sys.argv[1]).items():
-        builder = builder.config(k, v)
-    spark = configure_spark(builder).getOrCreate()
     jars = spark.sparkContext._jsc.sc().listJars()
     names = [jars.apply(i).rsplit("/", 1)[-1] for i in range(jars.size())]
     path = sys.argv[2]

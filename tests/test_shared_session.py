@@ -11,22 +11,23 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import PRODUCTION_ENV, REPO_ROOT, SESSION_CONF
+from environment import PRODUCTION_ENV, REPO_ROOT
+from spark_sessions import SESSION_CONF, SessionSpec, preamble
 
 CLASSIC_SESSION_SCRIPT = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from pyspark.sql import SparkSession
-    from delta_lifecycle import configure_spark
     import shared_session_checks
 
     work, conf = Path(sys.argv[1]), json.loads(sys.argv[2])
     allowed = work / "allowed"
-    builder = SparkSession.builder.master("local[2]").appName("shared-session")
-    for k, v in {**conf, shared_session_checks.ALLOWED_PREFIXES: str(allowed)}.items():
-        builder = builder.config(k, v)
-    spark = configure_spark(builder).getOrCreate()
+    """
+) + preamble(
+    SessionSpec(app_name="shared-session"),
+    conf="{**conf, shared_session_checks.ALLOWED_PREFIXES: str(allowed)}",
+) + textwrap.dedent(
+    """
     test_jvm = spark.sparkContext._jvm.java.lang.Boolean.getBoolean("deltaLifecycle.testing")
     source = shared_session_checks.policy_table(spark, work)
     shared_session_checks.check_allow_list_holds(spark, source, allowed)

@@ -18,7 +18,8 @@ import pytest
 from deltalake import DeltaTable
 
 from client_venvs import LINE_REQUIREMENTS, client_venv, package_env, run_python
-from conftest import SESSION_CONF, documented_droppable
+from spark_sessions import SESSION_CONF
+from table_helpers import documented_droppable
 from delta_lifecycle.lines import SUPPORTED_LINES
 
 REPO = Path(__file__).resolve().parents[1]

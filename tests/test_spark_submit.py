@@ -15,7 +15,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 import pyspark
 import pytest
 
-from conftest import SESSION_CONF
+from spark_sessions import SESSION_CONF
 from deltalog import LogVersion, read_log
 from delta_lifecycle import maven_coordinate
 from delta_lifecycle._version import ARTIFACT_ID, MAVEN_GROUP, __version__
@@ -46,6 +46,9 @@ JOB = textwrap.dedent(
     from pyspark.sql import SparkSession
 
     path = sys.argv[1]
+    # Not the tests' session factory (tests/spark_sessions.py): the session is the one
+    # spark-submit's command line sets up, taken as a user's job takes it, which is what
+    # this test is about.
     spark = SparkSession.builder.getOrCreate()
     table = "delta.`" + path.replace("`", "``") + "`"
     spark.sql(f"CREATE TABLE {table} (id BIGINT) USING delta")

@@ -10,7 +10,7 @@ from typing import List
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import files_of
+from table_helpers import files_of
 from statements import BY_NAME, STATEMENTS, Statement, grammar_statement_names
 
 

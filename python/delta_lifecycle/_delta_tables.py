@@ -8,10 +8,10 @@ writer-only source answers with its own, frozen history).
 `configure_spark` installs these two wrappers, and so does
 [`route_delta_tables`][delta_lifecycle.route_delta_tables] where the session is made elsewhere
 (a Spark Connect client, a session that `spark-submit` configured); importing the package
-changes nothing. In a session with this extension they ask the JVM (`DeltaTableRouting`; over Spark Connect, the server, through the SQL functions
-`delta_lifecycle_routed_path` and `delta_lifecycle_routed_name`) where the table is, and hand
-delta-spark the redirect's destination (a three-part name, for a name, which delta-spark loads
-through the catalog). A table that is not redirected, and every session without this extension,
+changes nothing. In a session with this extension they ask the JVM (`DeltaTableRouting`; over
+Spark Connect, the server, through the SQL functions `delta_lifecycle_routed_path` and
+`delta_lifecycle_routed_name`) where the table is, and hand delta-spark the redirect's
+destination (a three-part name, for a name, which delta-spark loads through the catalog). A table that is not redirected, and every session without this extension,
 gets exactly what delta-spark alone gives. See docs/redirection.md, "Where each access is
 routed".
 """

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
@@ -10,7 +9,7 @@ from pyspark.sql import SparkSession
 
 from delta_lifecycle import _delta_tables
 from delta_lifecycle._version import MAVEN_GROUP, __version__
-from delta_lifecycle.lines import current_line
+from delta_lifecycle.lines import _spark_jars, current_line
 
 __all__ = [
     "DELTA_CATALOG",
@@ -186,17 +185,12 @@ def hadoop_version() -> str:
     >>> hadoop_version()
     '3.5.0'
     """
-    import pyspark
-
-    spark_home = os.environ.get("SPARK_HOME")
-    home = Path(spark_home) if spark_home else Path(pyspark.__file__).resolve().parent
     prefix = "hadoop-client-api-"
-    versions = sorted(
-        {jar.name[len(prefix):-len(".jar")] for jar in (home / "jars").glob(f"{prefix}*.jar")}
-    )
+    jars, found = _spark_jars(prefix)
+    versions = sorted(found)
     if len(versions) != 1:
         raise RuntimeError(
-            f"Cannot tell which Hadoop version Spark runs with: {home / 'jars'} holds "
+            f"Cannot tell which Hadoop version Spark runs with: {jars} holds "
             f"{len(versions)} {prefix}<version>.jar versions ({', '.join(versions) or 'none'}), "
             "expected exactly one."
         )

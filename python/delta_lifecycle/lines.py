@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Optional, Set, Tuple
 
 from delta_lifecycle._version import MAVEN_GROUP, __version__
 from delta_lifecycle.errors import UnsupportedSparkLineError
@@ -181,15 +181,21 @@ def installed_scala_binary_version() -> Optional[str]:
     >>> installed_scala_binary_version()
     '2.13'
     """
+    _, names = _spark_jars("spark-core_")
+    found = {name.split("-", 1)[0] for name in names}
+    return found.pop() if len(found) == 1 else None
+
+
+def _spark_jars(prefix: str) -> Tuple[Path, Set[str]]:
+    """The jars directory Spark runs with (`$SPARK_HOME/jars` when `SPARK_HOME` is set, as
+    pyspark itself does, else pyspark's own), and what follows `prefix` in the names of its
+    jars that start with it, `.jar` left out."""
     import pyspark
 
     spark_home = os.environ.get("SPARK_HOME")
     home = Path(spark_home) if spark_home else Path(pyspark.__file__).resolve().parent
-    prefix = "spark-core_"
-    found = {
-        jar.name[len(prefix):].split("-", 1)[0] for jar in (home / "jars").glob(f"{prefix}*.jar")
-    }
-    return found.pop() if len(found) == 1 else None
+    jars = home / "jars"
+    return jars, {jar.name[len(prefix):-len(".jar")] for jar in jars.glob(f"{prefix}*.jar")}
 
 
 def installed_delta_version() -> str:

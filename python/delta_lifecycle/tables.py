@@ -19,7 +19,7 @@ from delta_lifecycle.results import (
 )
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, Row
+    from pyspark.sql import Row
 
 __all__ = ["LifecycleTable", "quote_path"]
 
@@ -145,15 +145,17 @@ class LifecycleTable:
         """The table as it appears in the SQL statements, e.g. `` delta.`/data/events` ``."""
         return self._identifier
 
-    def _sql(self, statement: str) -> "DataFrame":
-        return self._spark.sql(statement)
+    def _rows(self, statement: str) -> List["Row"]:
+        """Runs a statement that returns at once, its errors as this package's."""
+        with translate_errors():
+            return self._spark.sql(statement).collect()
 
     def _run_reporting(
         self, statement: str, on_progress: Optional[ProgressCallback]
     ) -> List["Row"]:
         """Runs a long statement, reporting its jobs' progress while it runs."""
         with translate_errors(), reporting_progress(self._spark, on_progress):
-            return self._sql(statement).collect()
+            return self._spark.sql(statement).collect()
 
     def protocol_history(self) -> List[ProtocolVersion]:
         """Return the protocol in force at every retained version, oldest first.
@@ -183,8 +185,7 @@ class LifecycleTable:
         >>> upgrades
         [2]
         """
-        with translate_errors():
-            rows = self._sql(f"DESCRIBE PROTOCOL HISTORY {self._identifier}").collect()
+        rows = self._rows(f"DESCRIBE PROTOCOL HISTORY {self._identifier}")
         return [ProtocolVersion.from_row(row) for row in rows]
 
     def log_files(self) -> List[LogFileEntry]:
@@ -213,8 +214,7 @@ class LifecycleTable:
         >>> sum(f.size for f in files if f.kind == "checkpoint") > 0
         True
         """
-        with translate_errors():
-            rows = self._sql(f"DESCRIBE LOG FILES {self._identifier}").collect()
+        rows = self._rows(f"DESCRIBE LOG FILES {self._identifier}")
         return [LogFileEntry.from_row(row) for row in rows]
 
     def compatibility(
@@ -258,9 +258,7 @@ class LifecycleTable:
             statement += f" VERSION AS OF {_non_negative(version, 'version')}"
         if client is not None:
             statement += f" FOR {_string_literal(client, 'client')}"
-        with translate_errors():
-            rows = self._sql(statement).collect()
-        return [ClientCompatibility.from_row(row) for row in rows]
+        return [ClientCompatibility.from_row(row) for row in self._rows(statement)]
 
     def drop_features_for(
         self,
@@ -399,9 +397,7 @@ class LifecycleTable:
         if start is not None and end is not None:
             statement += f" FROM VERSION {_non_negative(start, 'start')}"
             statement += f" TO VERSION {_non_negative(end, 'end')}"
-        with translate_errors():
-            rows = self._sql(statement).collect()
-        return CompactionResult.from_row(rows[0])
+        return CompactionResult.from_row(self._rows(statement)[0])
 
     def clean_log(
         self,
@@ -667,10 +663,7 @@ class LifecycleTable:
                 ops = ", ".join(_operation(op) for op in operations)
                 rules.append(f"{_string_literal(app, 'application name')} ALLOW ({ops})")
             statement += f" NO REDIRECT RULES ({', '.join(rules)})"
-        if dry_run:
-            return RedirectPlan.from_row(self._run_reporting(statement + " DRY RUN", on_progress)[0])
-        rows = self._run_reporting(statement, on_progress)
-        return RedirectStatus.from_row(rows[0])
+        return self._redirect(statement, dry_run, on_progress)
 
     @overload
     def unset_redirect(
@@ -726,8 +719,15 @@ class LifecycleTable:
         'NORMAL'
         """
         statement = f"ALTER TABLE {self._identifier} UNSET REDIRECT"
+        return self._redirect(statement, dry_run, on_progress)
+
+    def _redirect(
+        self, statement: str, dry_run: bool, on_progress: Optional[ProgressCallback]
+    ) -> Union[RedirectStatus, RedirectPlan]:
+        # SET and UNSET REDIRECT: the status the statement reports, or its DRY RUN's plan.
         if dry_run:
-            return RedirectPlan.from_row(self._run_reporting(statement + " DRY RUN", on_progress)[0])
+            plan = self._run_reporting(statement + " DRY RUN", on_progress)
+            return RedirectPlan.from_row(plan[0])
         return RedirectStatus.from_row(self._run_reporting(statement, on_progress)[0])
 
     def redirect_status(self) -> Optional[RedirectStatus]:
@@ -742,9 +742,7 @@ class LifecycleTable:
         >>> print(status.state if status else "not redirected")
         not redirected
         """
-        with translate_errors():
-            rows = self._sql(f"DESCRIBE REDIRECT {self._identifier}").collect()
-        status = RedirectStatus.from_row(rows[0])
+        status = RedirectStatus.from_row(self._rows(f"DESCRIBE REDIRECT {self._identifier}")[0])
         return status if status.redirected else None
 
     def __repr__(self) -> str:

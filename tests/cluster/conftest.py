@@ -20,8 +20,7 @@ pytest.register_assert_rewrite("cluster.helpers")
 
 from pyspark.sql import SparkSession  # noqa: E402
 
-from conftest import SESSION_CONF  # noqa: E402
-from delta_lifecycle import configure_spark  # noqa: E402
+from spark_sessions import SESSION_CONF, SessionSpec, start_session  # noqa: E402
 from cluster.standalone import StandaloneCluster, free_port, get_json  # noqa: E402
 
 log = logging.getLogger("delta_lifecycle.cluster")
@@ -55,12 +54,15 @@ def spark(
 ) -> Iterator[SparkSession]:
     """A session on the cluster with delta-spark and delta-lifecycle, set up as a user would:
     ``configure_spark`` on a builder whose master is the cluster."""
-    builder = SparkSession.builder.master(cluster.url).appName("delta-lifecycle-cluster-tests")
-    for key, value in CLUSTER_SESSION_CONF.items():
-        builder = builder.config(key, value)
-    builder = builder.config("spark.ui.port", str(free_port()))
-    builder = builder.config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("warehouse")))
-    session = configure_spark(builder).getOrCreate()
+    session = start_session(SessionSpec(
+        master=cluster.url,
+        app_name="delta-lifecycle-cluster-tests",
+        conf={
+            **CLUSTER_SESSION_CONF,
+            "spark.ui.port": str(free_port()),
+            "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("warehouse")),
+        },
+    ))
     try:
         wait_for_executors(session, 2)
         yield session

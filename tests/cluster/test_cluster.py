@@ -25,7 +25,9 @@ from cluster.conftest import (
     wait_for_running_job,
 )
 from cluster.standalone import StandaloneCluster
-from conftest import behind_switch, deletion_vector_table, delta_rs_ids, ids, stock_read_ids
+from environment import behind_switch
+from stock_session import stock_read_ids
+from table_helpers import deletion_vector_table, delta_rs_ids, ids
 from delta_lifecycle import LifecycleTable
 from delta_lifecycle.config import bundled_coordinate, delta_maven_coordinate
 from streaming_redirects import difference, moves_by_path, run_through_moves, stream_between_paths
@@ -66,7 +68,7 @@ def test_a_plain_delta_write_works_and_every_jar_reaches_the_executors(
     assert spark.read.format("delta").load(str(path)).count() == 1000
     assert_ran_on_executors(spark, before)
     assert len(live_executors(spark)) == 2
-    assert stock_read_ids({"plain": (str(path), None)}, tmp_path)["plain"] == list(range(1000))
+    assert stock_read_ids({"plain": (str(path), None)})["plain"] == list(range(1000))
 
 
 def test_log_statements(spark: SparkSession, tmp_path: Path) -> None:
@@ -90,7 +92,7 @@ def test_log_statements(spark: SparkSession, tmp_path: Path) -> None:
     assert cleanup.dry_run, cleanup
     assert ids(spark, path) == list(range(6))
     assert delta_rs_ids(path) == list(range(6))
-    assert stock_read_ids({"log": (str(path), None)}, tmp_path)["log"] == list(range(6))
+    assert stock_read_ids({"log": (str(path), None)})["log"] == list(range(6))
 
 
 def test_drop_feature_deletion_vectors_rewrites_on_the_executors(
@@ -108,7 +110,7 @@ def test_drop_feature_deletion_vectors_rewrites_on_the_executors(
     assert any("DROP FEATURE deletionVectors" in name for name in jobs), jobs
 
     assert ids(spark, path) == expected
-    stock = stock_read_ids({"dv": (str(path), None)}, tmp_path)
+    stock = stock_read_ids({"dv": (str(path), None)})
     assert stock["dv"] == expected
     assert delta_rs_ids(path) == expected
 
@@ -145,11 +147,11 @@ def test_set_redirect_survives_an_executor_killed_mid_copy(
     assert sorted(
         int(r[0]) for r in spark.sql(f"SELECT id FROM delta.`{src}`").collect()
     ) == expected
-    assert stock_read_ids({"dest": (str(dest), None)}, tmp_path)["dest"] == expected
+    assert stock_read_ids({"dest": (str(dest), None)})["dest"] == expected
 
     assert table.unset_redirect().state == "NORMAL"
     assert ids(spark, src) == expected
-    stock = stock_read_ids({"src": (str(src), None)}, tmp_path)
+    stock = stock_read_ids({"src": (str(src), None)})
     assert stock["src"] == expected
     assert delta_rs_ids(src) == expected
 

@@ -19,7 +19,7 @@ from pyspark.sql import SparkSession
 
 from cluster.conftest import CLUSTER_SESSION_CONF
 from cluster.standalone import StandaloneCluster
-from conftest import stock_read_ids
+from stock_session import stock_read_ids
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("DELTA_LIFECYCLE_CLUSTER") != "1",
@@ -52,7 +52,7 @@ def test_spark_connect_server_on_the_cluster(
     rows = client.sql(f"ALTER TABLE delta.`{path}` DROP FEATURE deletionVectors").collect()
     assert rows and rows[0]["status"] == "dropped", rows
     assert sorted(r[0] for r in client.sql(f"SELECT id FROM delta.`{path}`").collect()) == [1, 3]
-    assert json.loads(json.dumps(stock_read_ids({"t": (str(path), None)}, tmp_path)))["t"] == [
+    assert json.loads(json.dumps(stock_read_ids({"t": (str(path), None)})))["t"] == [
         1, 3
     ]
 

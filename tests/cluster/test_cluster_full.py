@@ -27,7 +27,8 @@ from cluster.conftest import (
     wait_for_running_job,
 )
 from cluster.standalone import StandaloneCluster
-from conftest import delta_rs_ids, ids, stock_read_ids
+from stock_session import stock_read_ids
+from table_helpers import delta_rs_ids, ids
 from delta_lifecycle import LifecycleTable
 from test_spark_lines import assert_smoke_result, line_python, run_smoke
 
@@ -92,7 +93,7 @@ def test_drop_feature_rewrite_survives_a_killed_executor(
     assert result.status == "dropped", result
     wait_for_executors(spark, 2)
     assert ids(spark, path) == expected
-    assert stock_read_ids({"dv": (str(path), None)}, tmp_path)["dv"] == expected
+    assert stock_read_ids({"dv": (str(path), None)})["dv"] == expected
     assert delta_rs_ids(path) == expected
 
 
@@ -114,7 +115,7 @@ def test_compact_log_with_a_killed_executor(
     assert result.status in ("written", "exists"), result
     wait_for_executors(spark, 2)
     assert ids(spark, path) == list(range(30))
-    assert stock_read_ids({"t": (str(path), None)}, tmp_path)["t"] == list(range(30))
+    assert stock_read_ids({"t": (str(path), None)})["t"] == list(range(30))
 
 
 def test_set_redirect_survives_a_killed_worker(
@@ -136,11 +137,10 @@ def test_set_redirect_survives_a_killed_worker(
     cluster.add_worker()
     wait_for_executors(spark, 2)
     assert ids(spark, src) == list(range(3000))
-    stock = stock_read_ids({"dest": (str(dest), None), "src_version_0": (str(src), 0)},
-                           tmp_path)
+    stock = stock_read_ids({"dest": (str(dest), None), "src_version_0": (str(src), 0)})
     assert stock["dest"] == list(range(3000))
     assert table.unset_redirect().state == "NORMAL"
-    assert stock_read_ids({"src": (str(src), None)}, tmp_path)["src"] == list(range(3000))
+    assert stock_read_ids({"src": (str(src), None)})["src"] == list(range(3000))
 
 
 def test_drop_feature_type_widening_rewrites_on_the_executors(
@@ -158,7 +158,7 @@ def test_drop_feature_type_widening_rewrites_on_the_executors(
     ran = set().union(*task_executors_since(spark, before).values())
     assert ran and "driver" not in ran
     assert ids(spark, path) == [1, 2, 3]
-    assert stock_read_ids({"t": (str(path), None)}, tmp_path)["t"] == [1, 2, 3]
+    assert stock_read_ids({"t": (str(path), None)})["t"] == [1, 2, 3]
     assert delta_rs_ids(path) == [1, 2, 3]
 
 
@@ -179,4 +179,4 @@ def test_every_droppable_feature_drops_on_the_cluster(
     for o in dropped:
         assert o.dropped is not None and o.dropped["status"] == "dropped", o
         assert ids(spark, o.path) == o.rows, o.feature
-    assert_other_clients_read(dropped, tmp_path)
+    assert_other_clients_read(dropped)

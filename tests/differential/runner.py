@@ -54,9 +54,8 @@ from differential.corpus import (  # noqa: E402
 from differential.normalize import normalize  # noqa: E402
 from metastore import hive_metastore_conf  # noqa: E402
 from spark_errors import condition_of  # noqa: E402
-
-STOCK_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
-STOCK_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+import spark_sessions  # noqa: E402
+from spark_sessions import SessionSpec  # noqa: E402
 
 #: How long a stock run waits for the extension run's copies of the redirect destinations.
 COPIES_TIMEOUT_SECONDS = 1800
@@ -71,28 +70,18 @@ def start_session(
 ) -> SparkSession:
     """``packages`` are Maven coordinates the session needs beside delta-spark (and this
     project's jar): Unity Catalog's client libraries, for the ``catalog_managed`` variant."""
-    builder = SparkSession.builder.master("local[2]").appName(f"differential-{kind}")
-    for key, value in {**conf, **hive_metastore_conf(root)}.items():
-        builder = builder.config(key, value)
-    if kind == "stock":
+    return spark_sessions.start_session(SessionSpec(
+        extension=kind != "stock",
+        app_name=f"differential-{kind}",
+        conf={**conf, **hive_metastore_conf(root)},
+        packages=tuple(packages),
         # The delta-spark release the extension session runs with: configure_spark takes the
         # one the line's jar is built against, which may be another patch than pip's
         # delta-spark (3.3.3 against 3.3.2 on Spark 3.5), as configure_spark_with_delta_pip
         # would take.
-        from delta_lifecycle.config import delta_maven_coordinate
-
-        builder = (
-            builder.config("spark.jars.packages", ",".join([delta_maven_coordinate(), *packages]))
-            .config("spark.sql.extensions", STOCK_EXTENSION)
-            .config("spark.sql.catalog.spark_catalog", STOCK_CATALOG)
-        )
-        spark = builder.getOrCreate()
-    else:
-        from delta_lifecycle import configure_spark
-
-        spark = configure_spark(builder, extra_packages=packages).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+        stock_delta="bundled",
+        log_level="ERROR",
+    ))
 
 
 # ---- results ------------------------------------------------------------------------------

@@ -30,7 +30,9 @@ from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 import pytest
 
-from conftest import FULL_MATRIX, ON_SPARK_35, SESSION_CONF
+from environment import FULL_MATRIX
+from spark_line import ON_SPARK_35
+from spark_sessions import SESSION_CONF
 from differential.corpus import OPERATIONS, Operation, by_name
 from differential.runner import read_results
 from unitycatalog.server import (

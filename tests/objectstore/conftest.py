@@ -27,9 +27,10 @@ pytest.register_assert_rewrite("objectstore.helpers")
 
 from pyspark.sql import SparkSession  # noqa: E402
 
-from conftest import jvm_with_packages  # noqa: E402
-from delta_lifecycle import configure_spark, hadoop_aws_package  # noqa: E402
+from delta_lifecycle import hadoop_aws_package  # noqa: E402
 from objectstore.helpers import s3_session_conf  # noqa: E402
+from process_jvm import jvm_with_packages  # noqa: E402
+from spark_sessions import SessionSpec, start_session  # noqa: E402
 from objectstore.server import (  # noqa: E402
     MINIO_BUILD_TIMEOUT_SECONDS,
     ObjectStore,
@@ -149,11 +150,15 @@ def spark(
     """A local[2] session with delta-spark, delta-lifecycle and S3A, for one test module."""
     jvm_with_packages([hadoop_aws_package()])
     warehouse = tmp_path_factory.mktemp("warehouse")
-    builder = SparkSession.builder.master("local[2]").appName("delta-lifecycle-s3-tests")
-    for key, value in {**s3_session_conf(object_store), **start_conf}.items():
-        builder = builder.config(key, value)
-    builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
-    session = configure_spark(builder, extra_packages=[hadoop_aws_package()]).getOrCreate()
+    session = start_session(SessionSpec(
+        app_name="delta-lifecycle-s3-tests",
+        conf={
+            **s3_session_conf(object_store),
+            **start_conf,
+            "spark.sql.warehouse.dir": str(warehouse),
+        },
+        packages=(hadoop_aws_package(),),
+    ))
     try:
         yield session
     finally:

@@ -1,19 +1,17 @@
 """Helpers for the ``s3a://`` tests: readers this project did not write (stock delta-spark
-in a subprocess, delta-rs), and an independent S3 client (pyarrow's) for listing and
-fetching what the tables hold."""
+in a subprocess with :func:`s3_stock_conf`, delta-rs), and an independent S3 client (pyarrow's)
+for listing and fetching what the tables hold."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional
 
 from deltalake import DeltaTable
 from pyspark.sql import SparkSession
 
-from conftest import SESSION_CONF, STOCK_READ_IDS_BODY
-from stock_session import stock_session
+from spark_sessions import SESSION_CONF
 from delta_lifecycle import hadoop_aws_package
 from objectstore.server import ObjectStore
 
@@ -76,23 +74,7 @@ def mirror_log(store: ObjectStore, uri: str, destination: Path) -> Path:
     return destination
 
 
-def run_stock_script(
-    store: ObjectStore, body: str, args: Sequence[str], workdir: Path
-) -> Dict[str, Any]:
-    """Run the script ``body`` with ``args`` in a stock delta-spark session with hadoop-aws and
-    the S3A settings of ``store`` (no extension: tests/stock_session.py), and return what it
-    emitted."""
-    del workdir
-    settings = {**s3_session_conf(store), "spark.jars.packages": hadoop_aws_package()}
-    return stock_session(settings).run(body, args)
-
-
-StockRead = Union[List[int], str]
-
-
-def stock_read_ids(
-    store: ObjectStore, tables: Mapping[str, Tuple[str, Optional[int]]], workdir: Path
-) -> Dict[str, StockRead]:
-    """Read the ``id`` column of each ``name -> (uri, version or None)`` with stock
-    delta-spark in one subprocess (``STOCK_READ_IDS_BODY``)."""
-    return run_stock_script(store, STOCK_READ_IDS_BODY, [json.dumps(tables)], workdir)
+def s3_stock_conf(store: ObjectStore) -> Dict[str, str]:
+    """Settings for a stock delta-spark script (``stock_session.run_stock_script``,
+    ``stock_read_ids``) that reaches ``store``: hadoop-aws and S3A's settings."""
+    return {**store.spark_conf(), "spark.jars.packages": hadoop_aws_package()}

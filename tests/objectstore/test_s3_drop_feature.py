@@ -15,25 +15,25 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import deletion_vector_table
+from table_helpers import deletion_vector_table
 from delta_lifecycle import DropFeatureResult, LifecycleTable
 from delta_lifecycle.errors import DropFeatureWaitError
 from objectstore.helpers import (
     FULL_OBJECTSTORE_SUITE,
     FULL_SUITE_ONLY,
-    StockRead,
     delta_rs_ids,
     ids,
     latest_version,
     log_names,
-    stock_read_ids,
+    s3_stock_conf,
 )
+from stock_session import StockRead, stock_read_ids
 from objectstore.server import ObjectStore
 
 if not FULL_OBJECTSTORE_SUITE:
     pytest.skip(FULL_SUITE_ONLY, allow_module_level=True)
 
-#: What :func:`conftest.deletion_vector_table` leaves: ten inserts of two rows, three deleted.
+#: What :func:`table_helpers.deletion_vector_table` leaves: ten inserts of two rows, three deleted.
 DV_ROWS = sorted(set(range(10)) | set(range(100, 110)) - {101, 103, 105})
 
 
@@ -97,7 +97,6 @@ def stock(
     fast: Dropped,
     truncated: Truncated,
     object_store: ObjectStore,
-    tmp_path_factory: pytest.TempPathFactory,
 ) -> Dict[str, StockRead]:
     boundary = fast.result.readable_without_feature_from
     tables: Dict[str, Tuple[str, Optional[int]]] = {
@@ -106,7 +105,7 @@ def stock(
         "truncated": (truncated.dropped.uri, None),
         "truncated@0": (truncated.dropped.uri, 0),
     }
-    return stock_read_ids(object_store, tables, tmp_path_factory.mktemp("stock"))
+    return stock_read_ids(tables, s3_stock_conf(object_store))
 
 
 def test_fast_drop_on_s3(fast: Dropped) -> None:

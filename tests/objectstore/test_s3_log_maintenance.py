@@ -20,14 +20,14 @@ from delta_lifecycle import CleanupResult, CompactionResult, LifecycleTable, Pro
 from objectstore.helpers import (
     FULL_OBJECTSTORE_SUITE,
     FULL_SUITE_ONLY,
-    StockRead,
     delta_rs_ids,
     ids,
     latest_version,
     log_names,
     mirror_log,
-    stock_read_ids,
+    s3_stock_conf,
 )
+from stock_session import StockRead, stock_read_ids
 from objectstore.server import ObjectStore
 
 if not FULL_OBJECTSTORE_SUITE:
@@ -137,7 +137,6 @@ def stock(
     policy: Policy,
     cleaned: Cleaned,
     object_store: ObjectStore,
-    tmp_path_factory: pytest.TempPathFactory,
 ) -> Dict[str, StockRead]:
     tables: Dict[str, Tuple[str, Optional[int]]] = {
         "policy": (policy.uri, None),
@@ -146,7 +145,7 @@ def stock(
         "cleaned@6": (cleaned.uri, 6),
         "cleaned@5": (cleaned.uri, 5),
     }
-    return stock_read_ids(object_store, tables, tmp_path_factory.mktemp("stock"))
+    return stock_read_ids(tables, s3_stock_conf(object_store))
 
 
 def test_the_policy_compacts_on_s3(policy: Policy, object_store: ObjectStore) -> None:

@@ -22,11 +22,11 @@ from delta_lifecycle.errors import translate_errors
 from objectstore.helpers import (
     FULL_OBJECTSTORE_SUITE,
     FULL_SUITE_ONLY,
-    StockRead,
     delta_rs_ids,
     ids,
-    stock_read_ids,
+    s3_stock_conf,
 )
+from stock_session import StockRead, stock_read_ids
 from objectstore.server import ObjectStore
 
 if not FULL_OBJECTSTORE_SUITE:
@@ -120,13 +120,11 @@ def tables(spark: SparkSession, places: Dict[str, str]) -> Dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def stock(
-    tables: Dict[str, Any], object_store: ObjectStore, tmp_path_factory: pytest.TempPathFactory
-) -> Dict[str, StockRead]:
+def stock(tables: Dict[str, Any], object_store: ObjectStore) -> Dict[str, StockRead]:
     names = ("rw", "rw_dest", "back", "back_dest", "local", "local_dest", "odd", "odd_dest",
              "named_dest")
     spec: Dict[str, Tuple[str, Optional[int]]] = {n: (tables[n], None) for n in names}
-    return stock_read_ids(object_store, spec, tmp_path_factory.mktemp("stock"))
+    return stock_read_ids(spec, s3_stock_conf(object_store))
 
 
 def test_set_redirect_between_buckets(spark: SparkSession, tables: Dict[str, Any]) -> None:

@@ -30,8 +30,9 @@ from objectstore.helpers import (
     FULL_SUITE_ONLY,
     delta_rs_ids,
     ids,
-    stock_read_ids,
+    s3_stock_conf,
 )
+from stock_session import stock_read_ids
 from objectstore.server import ObjectStore
 
 if not FULL_OBJECTSTORE_SUITE:
@@ -147,13 +148,13 @@ def test_the_store_copies_every_file_itself(server_side: Dict[str, Any]) -> None
 
 
 def test_the_destination_is_the_table(
-    spark: SparkSession, minio: ObjectStore, server_side: Dict[str, Any], tmp_path: Path
+    spark: SparkSession, minio: ObjectStore, server_side: Dict[str, Any]
 ) -> None:
     dest = server_side["dest"]
     assert _data_bytes(minio, dest) == server_side["data"]
     assert ids(spark, dest) == server_side["expected"]
     # This deltalake release does not read deletion vectors: it reads the multipart copy below.
-    assert stock_read_ids(minio, {"dest": (dest, None)}, tmp_path)["dest"] == \
+    assert stock_read_ids({"dest": (dest, None)}, s3_stock_conf(minio))["dest"] == \
         server_side["expected"]
 
 

@@ -16,14 +16,14 @@ from pyspark.sql import SparkSession
 from deltalog import assert_history_matches_log, assert_maintenance_files_describe_real_states
 from delta_lifecycle import CleanupResult, CompactionResult, LifecycleTable, ProtocolVersion
 from objectstore.helpers import (
-    StockRead,
     delta_rs_ids,
     ids,
     log_names,
     mirror_log,
-    stock_read_ids,
+    s3_stock_conf,
 )
-from conftest import behind_switch
+from stock_session import StockRead, stock_read_ids
+from environment import behind_switch
 from objectstore.server import ObjectStore
 
 pytestmark = behind_switch("DELTA_LIFECYCLE_OBJECTSTORE", "make objectstore-test")
@@ -77,15 +77,13 @@ def maintained(
 
 
 @pytest.fixture(scope="module")
-def stock(
-    maintained: Maintained, object_store: ObjectStore, tmp_path_factory: pytest.TempPathFactory
-) -> Dict[str, StockRead]:
+def stock(maintained: Maintained, object_store: ObjectStore) -> Dict[str, StockRead]:
     tables: Dict[str, Tuple[str, Optional[int]]] = {
         "latest": (maintained.uri, None),
         "checkpoint": (maintained.uri, CHECKPOINT_INTERVAL),
         "cleaned": (maintained.uri, 2),
     }
-    return stock_read_ids(object_store, tables, tmp_path_factory.mktemp("stock"))
+    return stock_read_ids(tables, s3_stock_conf(object_store))
 
 
 def test_compact_log_writes_its_file_to_the_bucket(maintained: Maintained) -> None:

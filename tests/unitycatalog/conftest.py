@@ -16,7 +16,7 @@ from typing import Dict, Iterator, Optional
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import lifecycle_session
+from process_jvm import lifecycle_session
 from unitycatalog.server import (
     UC_MAVEN_PACKAGES,
     UnityCatalogServer,
@@ -98,6 +98,6 @@ def uc_spark(
 
 
 def stock_uc_conf(catalog: UcCatalog) -> Dict[str, str]:
-    """Settings for a stock delta-spark subprocess (``conftest.run_stock_script``) that reaches
+    """Settings for a stock delta-spark subprocess (``stock_session.run_stock_script``) that reaches
     ``catalog`` through UC's connector and no extension of this project."""
     return {**catalog.spark_conf(), "spark.jars.packages": ",".join(UC_MAVEN_PACKAGES)}

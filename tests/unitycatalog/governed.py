@@ -59,7 +59,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import lifecycle_session
+from process_jvm import lifecycle_session
 from delta_lifecycle import hadoop_aws_package
 from objectstore.server import (
     ObjectStore,
@@ -176,7 +176,7 @@ class GovernedDeployment:
         return {**self.s3_conf(), **self.catalog_conf(principal)}
 
     def stock_conf(self, principal: Principal) -> Dict[str, str]:
-        """Settings for a stock delta-spark script (``conftest.run_stock_script``) as
+        """Settings for a stock delta-spark script (``stock_session.run_stock_script``) as
         ``principal``: UC's connector, hadoop-aws, no extension and no storage keys."""
         return {**self.spark_conf(principal), "spark.jars.packages": ",".join(packages())}
 

@@ -31,7 +31,8 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
-from conftest import condition_of, run_stock_script
+from spark_errors import condition_of
+from stock_session import run_stock_script
 from delta_lifecycle.errors import AdministratorSettingError, translate_errors
 from unitycatalog.conftest import UcCatalog, stock_uc_conf, uc_session
 from unitycatalog.managed_tables import await_backfilled, table_path
@@ -316,12 +317,12 @@ STOCK_CHECKS = STREAM_BY_NAME + """
 
 
 @pytest.fixture(scope="module")
-def stock(scenario: Scenario, uc_catalog: UcCatalog,
-          tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Dict[str, Any]]:
+def stock(scenario: Scenario, uc_catalog: UcCatalog) -> Dict[str, Dict[str, Any]]:
     """Stock delta-spark through Unity Catalog, after every statement of the scenario: what it
     reads of each table, then an INSERT of its own."""
-    return run_stock_script(STOCK_CHECKS, [json.dumps(scenario.names)],
-                            tmp_path_factory.mktemp("stock"), conf=stock_uc_conf(uc_catalog))
+    return run_stock_script(
+        STOCK_CHECKS, [json.dumps(scenario.names)], conf=stock_uc_conf(uc_catalog)
+    )
 
 
 def test_reads_include_a_ratified_commit_not_yet_backfilled(scenario: Scenario) -> None:

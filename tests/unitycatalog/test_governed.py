@@ -29,7 +29,9 @@ import pytest
 from botocore.exceptions import ClientError
 from pyspark.sql import SparkSession
 
-from conftest import behind_switch, condition_of, run_stock_script
+from environment import behind_switch
+from spark_errors import condition_of
+from stock_session import run_stock_script
 from objectstore.server import StoredObject
 from unitycatalog.governed import (  # noqa: F401  (governed, governed_spark: fixtures)
     STORAGE_KEY_SETTINGS,
@@ -232,14 +234,12 @@ def read_ids(spark: SparkSession, name: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def tables(governed: GovernedDeployment, tmp_path_factory: pytest.TempPathFactory
-           ) -> Dict[str, Any]:
+def tables(governed: GovernedDeployment) -> Dict[str, Any]:
     """Stock delta-spark through UC's connector, as the administrator, creates both tables and
     reads them back; then the administrator grants the table privileges (UC grants on tables
     that exist). The writer does not own them: what it may do is what it was granted."""
     names = [governed.table(t) for t in TABLES]
     seen = run_stock_script(STOCK_CREATE, [*names, governed.location(EXT)],
-                            tmp_path_factory.mktemp("stock"),
                             conf=governed.stock_conf(governed.admin))
     governed.grant_tables(*TABLES)
     return {t: seen[governed.table(t)] for t in TABLES}
@@ -286,11 +286,10 @@ def writer_scenario(governed: GovernedDeployment, governed_spark: SparkSession,
 
 
 @pytest.fixture(scope="module")
-def stock_after(governed: GovernedDeployment, writer_scenario: Scenario,
-                tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+def stock_after(governed: GovernedDeployment, writer_scenario: Scenario) -> Dict[str, Any]:
     """Stock delta-spark through UC's connector, as the reader, after every statement."""
     names = [governed.table(t) for t in TABLES]
-    seen = run_stock_script(STOCK_READ, [json.dumps(names)], tmp_path_factory.mktemp("stock"),
+    seen = run_stock_script(STOCK_READ, [json.dumps(names)],
                             conf=governed.stock_conf(governed.reader))
     return {t: seen[governed.table(t)] for t in TABLES}
 

@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import run_stock_script
+from stock_session import run_stock_script
 from delta_lifecycle import LifecycleTable
 from unitycatalog.conftest import UcCatalog, stock_uc_conf
 from unitycatalog.server import UnityCatalogError
@@ -97,7 +97,7 @@ def test_a_hive_table_moves_into_unity_catalog(
     assert spark.sql("DESCRIBE REDIRECT default.legacy").collect()[0]["destination"] == renamed
 
     # Stock delta-spark with UC's connector, no extension: the table by its new name.
-    stock = run_stock_script(STOCK_READ_AND_DESCRIBE, [json.dumps([renamed])], tmp_path,
+    stock = run_stock_script(STOCK_READ_AND_DESCRIBE, [json.dumps([renamed])],
                              conf=stock_uc_conf(uc_catalog))
     assert stock[renamed] == [10, 20, 30, 40]
     assert stock[renamed + " location"].rstrip("/").endswith(str(dest))

@@ -9,7 +9,8 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
-from conftest import condition_of, run_stock_script
+from spark_errors import condition_of
+from stock_session import run_stock_script
 from unitycatalog.conftest import UcCatalog, stock_uc_conf
 from unitycatalog.managed_tables import await_backfilled
 
@@ -40,7 +41,7 @@ def test_tables_by_name_in_unity_catalog(
     assert table["table_type"] == "MANAGED"
 
     stock = run_stock_script(
-        STOCK_READ_BY_NAME, ['["%s", "%s"]' % (external, managed)], tmp_path,
+        STOCK_READ_BY_NAME, ['["%s", "%s"]' % (external, managed)],
         conf=stock_uc_conf(uc_catalog),
     )
     assert stock[external] == [1, 2]

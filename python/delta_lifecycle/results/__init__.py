@@ -1,15 +1,24 @@
 """Result types of the delta-lifecycle statements, as frozen dataclasses.
 
 Each type mirrors the rows its SQL statement returns, with Python names and immutable
-containers (tuples instead of lists), so results can be compared, hashed and stored.
+containers (tuples instead of lists), so results can be compared, hashed and stored. Its
+`from_row` builds it from one row: each column (`sizeInBytes`) is the field of the same name in
+snake case (`size_in_bytes`), and a value that its field's `Literal` type does not allow, or a
+missing column, raises `ValueError`: the delta-lifecycle jar on the JVM does not match this
+Python package.
+
+The `table` of the statements that act on a table (all but the redirect statements, whose
+`table` is the table as named) is the table the statement acted on: for a redirected table, its
+destination (`` delta.`<location>` `` or the destination table's name), else the table as named.
 """
 
 # The types live in one private module per statement family: _history (DESCRIBE PROTOCOL
 # HISTORY), _compaction (COMPACT LOG), _cleanup (CLEAN LOG), _drop_feature (DROP FEATURE and
 # DROP FEATURES FOR CLIENT), _redirect (the redirect statements and their DRY RUN),
-# _compatibility (DESCRIBE COMPATIBILITY), _log_files (DESCRIBE LOG FILES); _rows holds the row parsing they share. This module
-# is where they are imported from, here and by users. The API reference (docs/python-api.md)
-# lists them in the order of these imports.
+# _compatibility (DESCRIBE COMPATIBILITY), _log_files (DESCRIBE LOG FILES); _rows holds the row
+# parsing they share (one rule from a row to any of them). This module is where they are
+# imported from, here and by users. The API reference (docs/python-api.md) lists them in the
+# order of these imports.
 
 from __future__ import annotations
 

@@ -7,17 +7,11 @@ from typing import Iterable, Optional, Tuple
 
 from pyspark.sql import Row
 
-from delta_lifecycle.results._rows import _fields, _optional_str
+from delta_lifecycle.results._rows import _from_row
 
 #: The columns of ``ALTER TABLE … CLEAN LOG``, in order.
 CLEANUP_COLUMNS: Tuple[str, ...] = (
-    "path",
-    "kind",
-    "version",
-    "sizeInBytes",
-    "action",
-    "reason",
-    "table",
+    "path", "kind", "version", "sizeInBytes", "action", "reason", "table",
 )
 
 
@@ -42,8 +36,7 @@ class CleanedLogFile:
     reason:
         Why the file was kept (checkpoint protection), else `None`.
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------
@@ -77,16 +70,7 @@ class CleanedLogFile:
         >>> CleanedLogFile.from_row(spark.sql(sql).collect()[0]).path
         'file:/data/events/_delta_log/00000000000000000000.json'
         """
-        fields = _fields(row, CLEANUP_COLUMNS, "ALTER TABLE … CLEAN LOG")
-        return cls(
-            path=str(fields["path"]),
-            kind=str(fields["kind"]),
-            version=int(fields["version"]),
-            size_in_bytes=int(fields["sizeInBytes"]),
-            action=str(fields["action"]),
-            reason=_optional_str(fields["reason"]),
-            table=str(fields["table"]),
-        )
+        return _from_row(cls, row, CLEANUP_COLUMNS, "ALTER TABLE … CLEAN LOG")
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional, Tuple, cast
+from typing import Literal, Optional, Tuple
 
 from pyspark.sql import Row
 
-from delta_lifecycle.results._rows import _fields, _one_of, _optional_str
+from delta_lifecycle.results._rows import _from_row
 
 #: ``COMPACT LOG``'s ``status``: it wrote the file; a compaction of exactly the range was
 #: already there; a wider compaction already covers the range; or nothing to compact.
@@ -15,15 +15,8 @@ CompactionStatus = Literal["written", "exists", "covered", "nothing-to-compact"]
 
 #: The columns of ``ALTER TABLE … COMPACT LOG``, in order.
 COMPACTION_COLUMNS: Tuple[str, ...] = (
-    "startVersion",
-    "endVersion",
-    "status",
-    "file",
-    "commits",
-    "actions",
-    "bytesWritten",
-    "inputBytes",
-    "table",
+    "startVersion", "endVersion", "status", "file", "commits", "actions", "bytesWritten",
+    "inputBytes", "table",
 )
 
 
@@ -53,8 +46,7 @@ class CompactionResult:
     input_bytes:
         Total size of the commit files the compaction stands in for.
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------
@@ -92,17 +84,4 @@ class CompactionResult:
         >>> CompactionResult.from_row(rows[0]).status
         'written'
         """
-        statement = "ALTER TABLE … COMPACT LOG"
-        fields = _fields(row, COMPACTION_COLUMNS, statement)
-        status = _one_of(fields["status"], CompactionStatus, "status", statement)
-        return cls(
-            start_version=int(fields["startVersion"]),
-            end_version=int(fields["endVersion"]),
-            status=cast(CompactionStatus, status),
-            file=_optional_str(fields["file"]),
-            commits=int(fields["commits"]),
-            actions=int(fields["actions"]),
-            bytes_written=int(fields["bytesWritten"]),
-            input_bytes=int(fields["inputBytes"]),
-            table=str(fields["table"]),
-        )
+        return _from_row(cls, row, COMPACTION_COLUMNS, "ALTER TABLE … COMPACT LOG")

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Tuple, cast
+from typing import Literal, Tuple
 
 from pyspark.sql import Row
 
-from delta_lifecycle.results._rows import _fields, _one_of
+from delta_lifecycle.results._rows import _from_row
 
 #: ``DESCRIBE COMPATIBILITY``'s ``canRead`` / ``canWrite``: ``"unknown"`` when no source says
 #: whether the client handles one of the table's features.
@@ -17,21 +17,9 @@ Evidence = Literal["verified", "documented"]
 
 #: The columns of ``DESCRIBE COMPATIBILITY``, in order.
 COMPATIBILITY_COLUMNS: Tuple[str, ...] = (
-    "client",
-    "versions",
-    "evidence",
-    "canRead",
-    "canWrite",
-    "readBlockers",
-    "writeBlockers",
-    "unknownForRead",
-    "unknownForWrite",
-    "dropForRead",
-    "dropForWrite",
-    "notDroppable",
-    "writeNeedsTruncateHistory",
-    "sources",
-    "table",
+    "client", "versions", "evidence", "canRead", "canWrite", "readBlockers", "writeBlockers",
+    "unknownForRead", "unknownForWrite", "dropForRead", "dropForWrite", "notDroppable",
+    "writeNeedsTruncateHistory", "sources", "table",
 )
 
 
@@ -65,8 +53,7 @@ class ClientCompatibility:
     sources:
         Where the entry comes from (URLs).
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------
@@ -106,26 +93,4 @@ class ClientCompatibility:
         >>> [c.can_read for c in map(ClientCompatibility.from_row, rows) if c.client == "trino"]
         ['yes']
         """
-        statement = "DESCRIBE COMPATIBILITY"
-        f = _fields(row, COMPATIBILITY_COLUMNS, statement)
-
-        def names(column: str) -> Tuple[str, ...]:
-            return tuple(str(n) for n in f[column])
-
-        return cls(
-            client=str(f["client"]),
-            versions=str(f["versions"]),
-            evidence=cast(Evidence, _one_of(f["evidence"], Evidence, "evidence", statement)),
-            can_read=cast(Access, _one_of(f["canRead"], Access, "canRead", statement)),
-            can_write=cast(Access, _one_of(f["canWrite"], Access, "canWrite", statement)),
-            read_blockers=names("readBlockers"),
-            write_blockers=names("writeBlockers"),
-            unknown_for_read=names("unknownForRead"),
-            unknown_for_write=names("unknownForWrite"),
-            drop_for_read=names("dropForRead"),
-            drop_for_write=names("dropForWrite"),
-            not_droppable=names("notDroppable"),
-            write_needs_truncate_history=bool(f["writeNeedsTruncateHistory"]),
-            sources=names("sources"),
-            table=str(f["table"]),
-        )
+        return _from_row(cls, row, COMPATIBILITY_COLUMNS, "DESCRIBE COMPATIBILITY")

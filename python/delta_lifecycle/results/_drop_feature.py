@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional, Tuple, cast
+from typing import Literal, Optional, Tuple
 
 from pyspark.sql import Row
 
-from delta_lifecycle.results._rows import _fields, _one_of, _optional_int
+from delta_lifecycle.results._rows import _from_row
 
 #: ``DROP FEATURE``'s ``mode``: under checkpoint protection, or by truncating history.
 DropMode = Literal["fast", "truncate-history"]
@@ -16,19 +16,9 @@ DropStatus = Literal["planned", "dropped"]
 
 #: The columns of ``ALTER TABLE … DROP FEATURE``, in order.
 DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
-    "feature",
-    "mode",
-    "status",
-    "filesRewritten",
-    "bytesRewritten",
-    "commitVersions",
-    "checkpointVersions",
-    "protectedBefore",
-    "readableWithoutFeatureFrom",
-    "historyTruncatedBefore",
-    "steps",
-    "clientsGainingAccess",
-    "clientsBlockedByProtection",
+    "feature", "mode", "status", "filesRewritten", "bytesRewritten", "commitVersions",
+    "checkpointVersions", "protectedBefore", "readableWithoutFeatureFrom",
+    "historyTruncatedBefore", "steps", "clientsGainingAccess", "clientsBlockedByProtection",
     "table",
 )
 
@@ -71,8 +61,7 @@ class DropFeatureResult:
         the `checkpointProtection` the fast drop adds; the `TRUNCATE HISTORY` drop
         avoids it.
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------
@@ -118,25 +107,4 @@ class DropFeatureResult:
         >>> DropFeatureResult.from_row(rows[0]).mode
         'fast'
         """
-        statement = "ALTER TABLE … DROP FEATURE"
-        fields = _fields(row, DROP_FEATURE_COLUMNS, statement)
-        mode = _one_of(fields["mode"], DropMode, "mode", statement)
-        status = _one_of(fields["status"], DropStatus, "status", statement)
-        return cls(
-            feature=str(fields["feature"]),
-            mode=cast(DropMode, mode),
-            status=cast(DropStatus, status),
-            files_rewritten=int(fields["filesRewritten"]),
-            bytes_rewritten=int(fields["bytesRewritten"]),
-            commit_versions=tuple(int(v) for v in fields["commitVersions"]),
-            checkpoint_versions=tuple(int(v) for v in fields["checkpointVersions"]),
-            protected_before=_optional_int(fields["protectedBefore"]),
-            readable_without_feature_from=_optional_int(fields["readableWithoutFeatureFrom"]),
-            history_truncated_before=_optional_int(fields["historyTruncatedBefore"]),
-            steps=tuple(str(s) for s in fields["steps"]),
-            clients_gaining_access=tuple(str(c) for c in fields["clientsGainingAccess"]),
-            clients_blocked_by_protection=tuple(
-                str(c) for c in fields["clientsBlockedByProtection"]
-            ),
-            table=str(fields["table"]),
-        )
+        return _from_row(cls, row, DROP_FEATURE_COLUMNS, "ALTER TABLE … DROP FEATURE")

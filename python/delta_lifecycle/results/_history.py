@@ -4,25 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 from pyspark.sql import Row
 
-from delta_lifecycle.results._rows import _fields, _optional_int, _optional_names, _optional_str
+from delta_lifecycle.results._rows import _from_row, _optional_names
 
 #: The columns of ``DESCRIBE PROTOCOL HISTORY``, in order.
 PROTOCOL_HISTORY_COLUMNS: Tuple[str, ...] = (
-    "version",
-    "timestamp",
-    "operation",
-    "minReaderVersion",
-    "minWriterVersion",
-    "readerFeatures",
-    "writerFeatures",
-    "checkpoint",
-    "compactions",
-    "requireCheckpointProtectionBeforeVersion",
-    "table",
+    "version", "timestamp", "operation", "minReaderVersion", "minWriterVersion",
+    "readerFeatures", "writerFeatures", "checkpoint", "compactions",
+    "requireCheckpointProtectionBeforeVersion", "table",
 )
 
 
@@ -57,8 +49,7 @@ class ProtocolVersion:
         The table property `delta.requireCheckpointProtectionBeforeVersion` at this
         version, or `None` when it is not set.
     table:
-        The table the statement acted on: for a redirected table, its destination
-        (`` delta.`<location>` `` or the destination table's name), else the table as named.
+        The table the statement acted on: for a redirected table, its destination.
 
     Examples
     --------
@@ -96,22 +87,17 @@ class ProtocolVersion:
         >>> ProtocolVersion.from_row(rows[0]).version
         0
         """
-        fields = _fields(row, PROTOCOL_HISTORY_COLUMNS, "DESCRIBE PROTOCOL HISTORY")
-        timestamp = fields["timestamp"]
-        if timestamp is not None and not isinstance(timestamp, datetime):
-            raise ValueError(f"timestamp is a {type(timestamp).__name__}, expected datetime")
-        return cls(
-            version=int(fields["version"]),
-            timestamp=timestamp,
-            operation=_optional_str(fields["operation"]),
-            min_reader_version=int(fields["minReaderVersion"]),
-            min_writer_version=int(fields["minWriterVersion"]),
-            reader_features=_optional_names(fields["readerFeatures"]),
-            writer_features=_optional_names(fields["writerFeatures"]),
-            checkpoint=_optional_str(fields["checkpoint"]),
-            compactions=_optional_names(fields["compactions"]) or (),
-            require_checkpoint_protection_before_version=_optional_int(
-                fields["requireCheckpointProtectionBeforeVersion"]
-            ),
-            table=str(fields["table"]),
+        return _from_row(
+            cls,
+            row,
+            PROTOCOL_HISTORY_COLUMNS,
+            "DESCRIBE PROTOCOL HISTORY",
+            timestamp=_timestamp,
+            compactions=lambda value: _optional_names(value) or (),
         )
+
+
+def _timestamp(value: Any) -> Optional[datetime]:
+    if value is not None and not isinstance(value, datetime):
+        raise ValueError(f"timestamp is a {type(value).__name__}, expected datetime")
+    return value

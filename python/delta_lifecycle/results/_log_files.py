@@ -4,21 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Optional, Tuple, cast
+from typing import Literal, Optional, Tuple
 
 from pyspark.sql import Row
 
-from delta_lifecycle.results._rows import _fields, _one_of, _optional_int
+from delta_lifecycle.results._rows import _from_row
 
 #: The columns of ``DESCRIBE LOG FILES``, in order.
 LOG_FILES_COLUMNS: Tuple[str, ...] = (
-    "version",
-    "endVersion",
-    "kind",
-    "file",
-    "size",
-    "modificationTime",
-    "table",
+    "version", "endVersion", "kind", "file", "size", "modificationTime", "table",
 )
 
 #: What a file of ``_delta_log`` is to the Delta protocol.
@@ -78,14 +72,4 @@ class LogFileEntry:
         >>> LogFileEntry.from_row(rows[0]).file
         '00000000000000000000.crc'
         """
-        fields = _fields(row, LOG_FILES_COLUMNS, "DESCRIBE LOG FILES")
-        kind = _one_of(fields["kind"], LogFileKind, "kind", "DESCRIBE LOG FILES")
-        return cls(
-            version=_optional_int(fields["version"]),
-            end_version=_optional_int(fields["endVersion"]),
-            kind=cast(LogFileKind, kind),
-            file=str(fields["file"]),
-            size=int(fields["size"]),
-            modification_time=fields["modificationTime"],
-            table=str(fields["table"]),
-        )
+        return _from_row(cls, row, LOG_FILES_COLUMNS, "DESCRIBE LOG FILES")

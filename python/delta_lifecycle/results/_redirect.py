@@ -4,11 +4,11 @@ their `DRY RUN`: [`RedirectPlan`][delta_lifecycle.results.RedirectPlan]."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Optional, Tuple, cast
+from typing import Literal, Optional, Tuple
 
 from pyspark.sql import Row
 
-from delta_lifecycle.results._rows import _fields, _one_of, _optional_str
+from delta_lifecycle.results._rows import _from_row
 
 #: The redirect statements' ``mode``, as SQL spells the two redirect features.
 RedirectMode = Literal["READER WRITER", "WRITER ONLY"]
@@ -18,43 +18,17 @@ CopyMode = Literal["server-side", "local", "streams"]
 
 #: The columns of ``SET REDIRECT``, ``UNSET REDIRECT`` and ``DESCRIBE REDIRECT``, in order.
 REDIRECT_COLUMNS: Tuple[str, ...] = (
-    "table",
-    "state",
-    "mode",
-    "type",
-    "destination",
-    "destinationLocation",
-    "noRedirectRules",
-    "version",
-    "filesCopied",
-    "bytesCopied",
-    "commitVersions",
-    "steps",
-    "copyMode",
-    "copyModeReason",
-    "bytesThroughExecutors",
+    "table", "state", "mode", "type", "destination", "destinationLocation", "noRedirectRules",
+    "version", "filesCopied", "bytesCopied", "commitVersions", "steps", "copyMode",
+    "copyModeReason", "bytesThroughExecutors",
 )
 
 #: The columns of ``SET REDIRECT … DRY RUN`` and ``UNSET REDIRECT DRY RUN``, in order.
 REDIRECT_PLAN_COLUMNS: Tuple[str, ...] = (
-    "table",
-    "state",
-    "destination",
-    "destinationLocation",
-    "version",
-    "filesToCopy",
-    "bytesToCopy",
-    "filesAlreadyThere",
-    "bytesAlreadyThere",
-    "filesReferencedInPlace",
-    "filesGone",
-    "logFilesToCopy",
-    "logBytesToCopy",
-    "copyMode",
-    "copyModeReason",
-    "tasks",
-    "refusals",
-    "steps",
+    "table", "state", "destination", "destinationLocation", "version", "filesToCopy",
+    "bytesToCopy", "filesAlreadyThere", "bytesAlreadyThere", "filesReferencedInPlace",
+    "filesGone", "logFilesToCopy", "logBytesToCopy", "copyMode", "copyModeReason", "tasks",
+    "refusals", "steps",
 )
 
 
@@ -139,32 +113,7 @@ class RedirectStatus:
         >>> RedirectStatus.from_row(row).state
         'READY'
         """
-        statement = "… REDIRECT"
-        fields = _fields(row, REDIRECT_COLUMNS, statement)
-        mode = fields["mode"]
-        return cls(
-            table=str(fields["table"]),
-            state=str(fields["state"]),
-            mode=None
-            if mode is None
-            else cast(RedirectMode, _one_of(mode, RedirectMode, "mode", statement)),
-            type=_optional_str(fields["type"]),
-            destination=_optional_str(fields["destination"]),
-            destination_location=_optional_str(fields["destinationLocation"]),
-            no_redirect_rules=tuple(str(r) for r in fields["noRedirectRules"]),
-            version=int(fields["version"]),
-            files_copied=int(fields["filesCopied"]),
-            bytes_copied=int(fields["bytesCopied"]),
-            commit_versions=tuple(int(v) for v in fields["commitVersions"]),
-            steps=tuple(str(s) for s in fields["steps"]),
-            copy_mode=_copy_mode(fields["copyMode"], statement),
-            copy_mode_reason=_optional_str(fields["copyModeReason"]),
-            bytes_through_executors=int(fields["bytesThroughExecutors"]),
-        )
-
-
-def _copy_mode(value: Any, statement: str) -> Optional[CopyMode]:
-    return None if value is None else cast(CopyMode, _one_of(value, CopyMode, "copyMode", statement))
+        return _from_row(cls, row, REDIRECT_COLUMNS, "… REDIRECT")
 
 
 @dataclass(frozen=True)
@@ -268,27 +217,4 @@ class RedirectPlan:
 
         Raises `ValueError` when the row lacks one of its columns.
         """
-        statement = "… REDIRECT … DRY RUN"
-        fields = _fields(row, REDIRECT_PLAN_COLUMNS, statement)
-        return cls(
-            table=str(fields["table"]),
-            state=str(fields["state"]),
-            destination=_optional_str(fields["destination"]),
-            destination_location=_optional_str(fields["destinationLocation"]),
-            version=int(fields["version"]),
-            files_to_copy=int(fields["filesToCopy"]),
-            bytes_to_copy=int(fields["bytesToCopy"]),
-            files_already_there=int(fields["filesAlreadyThere"]),
-            bytes_already_there=int(fields["bytesAlreadyThere"]),
-            files_referenced_in_place=int(fields["filesReferencedInPlace"]),
-            files_gone=int(fields["filesGone"]),
-            log_files_to_copy=int(fields["logFilesToCopy"]),
-            log_bytes_to_copy=int(fields["logBytesToCopy"]),
-            copy_mode=_copy_mode(fields["copyMode"], statement),
-            copy_mode_reason=_optional_str(fields["copyModeReason"]),
-            tasks=int(fields["tasks"]),
-            refusals=tuple(
-                RedirectRefusal(str(r["condition"]), str(r["message"])) for r in fields["refusals"]
-            ),
-            steps=tuple(str(s) for s in fields["steps"]),
-        )
+        return _from_row(cls, row, REDIRECT_PLAN_COLUMNS, "… REDIRECT … DRY RUN")

@@ -80,9 +80,9 @@ object ActionReader {
                   "protocol"
                 )
               ) {
-                throw LifecycleErrors.invalidProtocolIn(file.toString, detail)
+                throw LogErrors.invalidProtocolIn(file.toString, detail)
               }
-              throw LifecycleErrors.corruptLog(
+              throw LogErrors.corruptLog(
                 file.toString,
                 s"line $lineNo is not a valid Delta action ($detail)",
                 Some(e)

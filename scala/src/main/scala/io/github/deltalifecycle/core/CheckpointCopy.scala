@@ -109,7 +109,7 @@ object CheckpointCopy {
       beforePublish: () => Unit
   ): Option[LogCheckpoint] = {
     val commits = (base.version + 1 to version).map(v =>
-      listing.commit(v).getOrElse(throw LifecycleErrors.nonContiguousVersions(
+      listing.commit(v).getOrElse(throw LogErrors.nonContiguousVersions(
         log.logPath.toString,
         Seq(v)
       ))
@@ -153,7 +153,7 @@ object CheckpointCopy {
           files.foreach(_.publish())
         } finally files.foreach(_.discard())
         log.listingFrom(version).checkpointsAt(version).find(_.kind == base.kind).getOrElse(
-          throw LifecycleErrors.corruptLog(log.logPath.toString, s"no checkpoint of $version")
+          throw LogErrors.corruptLog(log.logPath.toString, s"no checkpoint of $version")
         )
       }
     }

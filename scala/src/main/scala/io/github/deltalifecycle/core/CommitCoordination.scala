@@ -88,7 +88,7 @@ object CommitCoordination extends Logging {
       operation: String
   ): Unit =
     ownerOf(protocol, metadata).foreach { o =>
-      throw LifecycleErrors.coordinatedTable(table, operation, o.kind, o.name, o.owner)
+      throw LogErrors.coordinatedTable(table, operation, o.kind, o.name, o.owner)
     }
 
   /** [[requireDirectCommits]] on the latest version of `listing`. */

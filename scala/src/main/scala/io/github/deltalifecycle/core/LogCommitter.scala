@@ -46,7 +46,7 @@ object LogCommitter {
   def baseAt(log: TableLog, readVersion: Long): CommitBase = {
     val listing = log.tailListing()
     if (listing.latestVersion != readVersion)
-      throw LifecycleErrors.concurrentCommit(log.tablePath.toString, readVersion + 1)
+      throw LogErrors.concurrentCommit(log.tablePath.toString, readVersion + 1)
     val (protocol, metadata) = log.protocolAndMetadataAt(readVersion, listing)
     CommitBase(
       readVersion,
@@ -117,7 +117,7 @@ object LogCommitter {
       )
     catch {
       case NonFatal(e) if alreadyExists(e) =>
-        throw LifecycleErrors.concurrentCommit(log.tablePath.toString, version)
+        throw LogErrors.concurrentCommit(log.tablePath.toString, version)
     }
     CommitBase(version, protocol, metadata, inCommitTimestamp)
   }
@@ -221,7 +221,7 @@ object LogCommitter {
   ): Seq[Seq[Action]] = {
     val listing = log.listingFrom(base + 1)
     val newer = listing.commits.map(_.version).filter(_ > base)
-    if (newer.isEmpty) throw LifecycleErrors.commitNotVisible(log.tablePath.toString, base + 1)
+    if (newer.isEmpty) throw LogErrors.commitNotVisible(log.tablePath.toString, base + 1)
     (base + 1 to newer.max).map { v =>
       listing.commit(v).map(c =>
         ActionReader.readJsonSelected(log.readFs, c.status, RebaseRelevantKeys)

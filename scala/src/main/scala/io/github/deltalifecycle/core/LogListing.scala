@@ -54,7 +54,7 @@ final case class LogListing(
     bases.distinct.sorted
       .find(base => missingCommits(base, latest).isEmpty)
       .map(base => math.max(base, 0L))
-      .getOrElse(throw LifecycleErrors.nonContiguousVersions(
+      .getOrElse(throw LogErrors.nonContiguousVersions(
         logPath.toString,
         missingCommits(checkpoints.lastOption.map(_.version).getOrElse(-1L), latest)
       ))
@@ -107,7 +107,7 @@ object LogListing {
     val listing =
       classify(tablePath, listFiles(store, hadoopConf, tablePath, fromVersion), fromVersion)
     if (fromVersion == 0 && listing.isEmpty) {
-      throw LifecycleErrors.notADeltaTable(
+      throw LogErrors.notADeltaTable(
         tablePath.toString,
         s"${LogFiles.LogDirName} holds no commit or checkpoint files"
       )
@@ -127,13 +127,13 @@ object LogListing {
         .filter(_.isFile).toVector
     catch {
       case _: FileNotFoundException =>
-        throw LifecycleErrors.notADeltaTable(
+        throw LogErrors.notADeltaTable(
           tablePath.toString,
           s"there is no ${LogFiles.LogDirName} directory"
         )
       // A log the storage will not show may well be there: never "not a Delta table".
       case e: AccessDeniedException =>
-        throw LifecycleErrors.storageAccessDenied(logPath.toString, e)
+        throw LogErrors.storageAccessDenied(logPath.toString, e)
     }
   }
 
@@ -206,7 +206,7 @@ object LogSegment {
   ): LogSegment = {
     val latest = listing.latestVersion
     if (version < 0 || version > latest) {
-      throw LifecycleErrors.versionNotFound(version, listing.earliestReconstructableVersion, latest)
+      throw LogErrors.versionNotFound(version, listing.earliestReconstructableVersion, latest)
     }
     val checkpoint = listing.checkpoints.filter(c => c.version <= version && !exclude(c)).lastOption
     val base = checkpoint.map(_.version).getOrElse(-1L)
@@ -214,9 +214,9 @@ object LogSegment {
     if (missing.nonEmpty) {
       scala.util.Try(listing.earliestReconstructableVersion).toOption match {
         case Some(earliest) if version < earliest && exclude.isEmpty =>
-          throw LifecycleErrors.versionNotFound(version, earliest, latest)
+          throw LogErrors.versionNotFound(version, earliest, latest)
         case _ =>
-          throw LifecycleErrors.nonContiguousVersions(listing.logPath.toString, missing)
+          throw LogErrors.nonContiguousVersions(listing.logPath.toString, missing)
       }
     }
     val commits = (base + 1 to version).map(v => listing.commit(v).get).toVector

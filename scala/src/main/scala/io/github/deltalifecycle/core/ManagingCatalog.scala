@@ -113,7 +113,7 @@ trait ManagingCatalog {
   /** [[permission]], as the typed error when nobody permits `operation` on `table`. */
   final def requirePermission(table: String, operation: MaintenanceOperation): Unit =
     permission(operation).left.foreach { why =>
-      throw LifecycleErrors.catalogMaintenanceNotPermitted(
+      throw CatalogErrors.catalogMaintenanceNotPermitted(
         table,
         operation,
         description,

@@ -120,7 +120,7 @@ object OutOfMemory {
         if (inTask) ("a task (local mode: the tasks run in the driver's JVM)", DriverMemory, heap)
         else ("the driver", DriverMemory, heap)
       }
-    LifecycleErrors.outOfMemory(
+    LogErrors.outOfMemory(
       operation,
       step,
       where,

@@ -9,13 +9,13 @@ object ProtocolChecks {
 
   def validate(p: Protocol, version: Long): Unit = {
     if (p.minReaderVersion < 1 || p.minReaderVersion > MaxReaderVersion) {
-      throw LifecycleErrors.invalidProtocol(
+      throw LogErrors.invalidProtocol(
         version,
         s"minReaderVersion ${p.minReaderVersion} is outside 1..$MaxReaderVersion"
       )
     }
     if (p.minWriterVersion < 1 || p.minWriterVersion > MaxWriterVersion) {
-      throw LifecycleErrors.invalidProtocol(
+      throw LogErrors.invalidProtocol(
         version,
         s"minWriterVersion ${p.minWriterVersion} is outside 1..$MaxWriterVersion"
       )

@@ -52,13 +52,13 @@ object ProtocolHistory {
         }
       }
       if (protocol == null) {
-        throw LifecycleErrors.invalidProtocol(
+        throw LogErrors.invalidProtocol(
           v,
           "no protocol action is found in the log up to this version"
         )
       }
       if (metadata == null) {
-        throw LifecycleErrors.corruptLog(
+        throw LogErrors.corruptLog(
           listing.logPath.toString,
           s"no metaData action is found in the log up to version $v"
         )
@@ -104,7 +104,7 @@ object ProtocolHistory {
       if (readable && (!hasProtocol || !hasMetadata)) {
         val missing = Seq("protocol" -> hasProtocol, "metaData" -> hasMetadata)
           .collect { case (name, false) => name }.mkString(" and ")
-        throw LifecycleErrors.corruptLog(
+        throw LogErrors.corruptLog(
           checkpoint.description,
           s"the checkpoint of version ${checkpoint.version} holds no $missing action, so a " +
             "reader that starts from it cannot rebuild that version"
@@ -135,7 +135,7 @@ object ProtocolHistory {
         case NonFatal(e) => lastError = e
       }
     }
-    throw LifecycleErrors.unreadableCheckpoint(
+    throw LogErrors.unreadableCheckpoint(
       candidates.headOption.map(_.description).getOrElse(listing.logPath.toString),
       lastError
     )

@@ -128,14 +128,14 @@ final class TableLog private (
     stepActions(segment).foreach(replay.applyAll)
 
     val protocol = replay.currentProtocol.getOrElse(
-      throw LifecycleErrors.invalidProtocol(
+      throw LogErrors.invalidProtocol(
         version,
         "no protocol action is found in the log up to this version"
       )
     )
     ProtocolChecks.validate(protocol, version)
     val metadata = replay.currentMetadata.getOrElse(
-      throw LifecycleErrors.corruptLog(
+      throw LogErrors.corruptLog(
         logPath.toString,
         s"no metaData action is found in the log up to version $version"
       )
@@ -209,7 +209,7 @@ final class TableLog private (
     val fallback = excluded + checkpoint
     val whole = if (listing.listedFrom > 0) this.listing() else listing
     if (scala.util.Try(LogSegment.plan(whole, version, fallback)).isFailure) {
-      throw LifecycleErrors.unreadableCheckpoint(checkpoint.description, error)
+      throw LogErrors.unreadableCheckpoint(checkpoint.description, error)
     }
     logWarning(s"Checkpoint ${checkpoint.description} is unreadable (${error.getMessage}); " +
       "reading from an older checkpoint or the commits instead")
@@ -257,12 +257,12 @@ final class TableLog private (
     segment.commits.foreach(c =>
       keep(ActionReader.readJsonSelected(readFs, c.status, wanted).iterator)
     )
-    if (protocol == null) throw LifecycleErrors.invalidProtocol(
+    if (protocol == null) throw LogErrors.invalidProtocol(
       version,
       "no protocol action is found in the log up to this version"
     )
     ProtocolChecks.validate(protocol, version)
-    if (metadata == null) throw LifecycleErrors.corruptLog(
+    if (metadata == null) throw LogErrors.corruptLog(
       logPath.toString,
       s"no metaData action is found in the log up to version $version"
     )

@@ -3,12 +3,18 @@ package io.github.deltalifecycle.core
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+import io.github.deltalifecycle.features.compaction.LogMaintenanceErrors
+import io.github.deltalifecycle.features.compatibility.ClientErrors
+import io.github.deltalifecycle.features.dropfeature.DropFeatureErrors
+import io.github.deltalifecycle.features.redirect.{RedirectConfigErrors, RedirectErrors}
+import io.github.deltalifecycle.sql.StatementErrors
+import io.github.deltalifecycle.sql.routing.RoutingErrors
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * The error-conditions resource and `LifecycleErrors` agree: every constructor names a condition
- * the resource defines, with all of its parameters, and every condition is raised by some
- * constructor. No Spark session: the resource is read the way the exception reads it.
+ * The error-conditions resource and the errors objects of every area agree: every constructor names
+ * a condition the resource defines, with all of its parameters, and every condition is raised by
+ * some constructor. No Spark session: the resource is read the way the exception reads it.
  */
 class ErrorConditionsSuite extends AnyFunSuite {
 
@@ -35,22 +41,39 @@ class ErrorConditionsSuite extends AnyFunSuite {
       }
     }.toMap
 
+  /** The errors object of every area: a new one goes here, or its conditions fail the suite. */
+  private val errorsObjects: Seq[AnyRef] = Seq(
+    LogErrors,
+    CatalogErrors,
+    LogMaintenanceErrors,
+    DropFeatureErrors,
+    ClientErrors,
+    RedirectConfigErrors,
+    RedirectErrors,
+    RoutingErrors,
+    StatementErrors
+  )
+
   /**
-   * Every error `LifecycleErrors` builds, from one call of each constructor with sample arguments.
+   * Every error the errors objects build, from one call of each constructor with sample arguments,
+   * named `Object.constructor`.
    */
   private lazy val raised: Seq[(String, DeltaLifecycleException)] =
-    LifecycleErrors.getClass.getDeclaredMethods.toSeq
-      .filter(m =>
-        m.getReturnType == classOf[DeltaLifecycleException] &&
-          java.lang.reflect.Modifier.isPublic(m.getModifiers)
-      )
-      .map { m =>
-        val args = m.getGenericParameterTypes.map(sampleArgument).toSeq
-        val built =
-          try m.invoke(LifecycleErrors, args: _*)
-          catch { case e: java.lang.reflect.InvocationTargetException => throw e.getCause }
-        m.getName -> built.asInstanceOf[DeltaLifecycleException]
-      }
+    errorsObjects.flatMap { errors =>
+      errors.getClass.getDeclaredMethods.toSeq
+        .filter(m =>
+          m.getReturnType == classOf[DeltaLifecycleException] &&
+            java.lang.reflect.Modifier.isPublic(m.getModifiers)
+        )
+        .map { m =>
+          val args = m.getGenericParameterTypes.map(sampleArgument).toSeq
+          val built =
+            try m.invoke(errors, args: _*)
+            catch { case e: java.lang.reflect.InvocationTargetException => throw e.getCause }
+          s"${errors.getClass.getSimpleName.stripSuffix("$")}.${m.getName}" ->
+            built.asInstanceOf[DeltaLifecycleException]
+        }
+    }
 
   // Scala 2.12 (Spark 3.5) declares Seq as scala.collection.Seq, 2.13 as its immutable one.
   private def sampleArgument(t: java.lang.reflect.Type): AnyRef =
@@ -80,7 +103,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
   test("every constructor renders its condition's template completely") {
     assert(raised.size >= resource.size)
     raised.foreach { case (name, e) =>
-      withClue(s"LifecycleErrors.$name: ") {
+      withClue(s"$name: ") {
         assert(resource.contains(e.condition))
         // A condition with sub-conditions is raised with one of them, and only such a one is.
         assert(e.subCondition.isDefined === subConditions(e.condition).nonEmpty)

@@ -109,7 +109,7 @@ class FilePartitionsSuite extends AnyFunSuite with LifecycleSparkSession {
     )))
     assert(!OutOfMemory.isOutOfMemory(new SparkException("exited with code 520")))
     assert(!OutOfMemory.isOutOfMemory(new IllegalStateException("no")))
-    val typed = LifecycleErrors.outOfMemory("op", "s", "w", "r", "m", "1g", Key, 1L, heap)
+    val typed = LogErrors.outOfMemory("op", "s", "w", "r", "m", "1g", Key, 1L, heap)
     assert(!OutOfMemory.isOutOfMemory(typed))
   }
 

@@ -1,6 +1,7 @@
 package io.github.deltalifecycle.features.cleanup
 
 import io.github.deltalifecycle.core._
+import io.github.deltalifecycle.features.compaction.LogMaintenanceErrors
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.{
@@ -81,7 +82,7 @@ object LogCleanup extends Logging {
     // checkpoints, does not write such a table: every file stays, and the plan says why.
     val unknownWriterFeatures = ClientSupport.unsupportedForWriting(protocol)
     val retention = retentionMillis.getOrElse(tableRetentionMillis(metadata))
-    if (retention < 0) throw LifecycleErrors.negativeRetention(retention)
+    if (retention < 0) throw LogMaintenanceErrors.negativeRetention(retention)
     val protection = protectedBefore(protocol, metadata)
     val cutoffTime = nowMillis - retention
     cutoffCheckpoint(listing, cutoffTime) match {
@@ -113,7 +114,7 @@ object LogCleanup extends Logging {
     CommitCoordination.requireWritable(log, table, protocol, metadata, "clean up the log of")
     log.catalog.foreach(_.requirePermission(table, MaintenanceOperation.MetadataCleanup))
     if (!ClientSupport.canRead(protocol))
-      throw LifecycleErrors.unsupportedProtocol(
+      throw LogErrors.unsupportedProtocol(
         latest,
         ClientSupport.unsupportedForReading(protocol),
         "clean up the log"

@@ -143,7 +143,13 @@ object LogCompaction extends Logging {
       if (reconciled.heldBytes > maxBytes) {
         val passedAt = lastVersion
         if (!shrinkToFit) {
-          throw LifecycleErrors.compactionTooLarge(start, end, maxBytes, passedAt, MaxBytesSetting)
+          throw LogMaintenanceErrors.compactionTooLarge(
+            start,
+            end,
+            maxBytes,
+            passedAt,
+            MaxBytesSetting
+          )
         }
         // The state after the step before held less, so that shorter range fits (a merge step
         // that passed is read as commits then).
@@ -232,26 +238,17 @@ object LogCompaction extends Logging {
   }
 
   private def validateRange(listing: LogListing, start: Long, end: Long): Unit = {
-    if (start < 0) throw LifecycleErrors.invalidCompactionRange(start, end, "versions start at 0")
+    def refuse(why: String) = LogMaintenanceErrors.invalidCompactionRange(start, end, why)
+    if (start < 0) throw refuse("versions start at 0")
     if (end <= start) {
-      throw LifecycleErrors.invalidCompactionRange(
-        start,
-        end,
+      throw refuse(
         "a compaction covers at least two commits, so the first version must be lower than the last"
       )
     }
     val latest = listing.latestVersion
-    if (end > latest) {
-      throw LifecycleErrors.invalidCompactionRange(
-        start,
-        end,
-        s"the latest version of the table is $latest"
-      )
-    }
+    if (end > latest) throw refuse(s"the latest version of the table is $latest")
     if (end > listing.backfilledThrough) {
-      throw LifecycleErrors.invalidCompactionRange(
-        start,
-        end,
+      throw refuse(
         s"the table's catalog ratified versions ${listing.backfilledThrough + 1} to $latest and " +
           s"no writer has copied them to ${LogFiles.LogDirName} yet (backfilled them), so a " +
           s"compaction may end at version ${listing.backfilledThrough} at most"
@@ -260,9 +257,7 @@ object LogCompaction extends Logging {
     val missing = listing.missingCommits(start - 1, end)
     if (missing.nonEmpty) {
       val shown = missing.take(10).mkString(", ") + (if (missing.size > 10) ", ..." else "")
-      throw LifecycleErrors.invalidCompactionRange(
-        start,
-        end,
+      throw refuse(
         s"the log no longer holds the commit files of versions [$shown] (cleaned up or lost); " +
           "choose a range of retained commits"
       )
@@ -286,7 +281,7 @@ object LogCompaction extends Logging {
     listing.compactions
       .find(c => c.start <= end && start <= c.end && !(start <= c.start && c.end <= end))
       .foreach { c =>
-        throw LifecycleErrors.compactionConflict(
+        throw LogMaintenanceErrors.compactionConflict(
           c.name,
           s"versions $start to $end partly overlap it; " +
             "choose a range that contains it or stays clear of it"
@@ -303,7 +298,7 @@ object LogCompaction extends Logging {
       scala.util.Try(ActionReader.readJson(log.readFs, log.fs.getFileStatus(file)))
         .toOption.exists(_.nonEmpty)
     if (!readable) {
-      throw LifecycleErrors.compactionConflict(
+      throw LogMaintenanceErrors.compactionConflict(
         file.getName,
         s"a file of that name exists but is empty or unreadable ($length bytes). Readers ignore " +
           "it and replay the commits instead, so it is safe to delete; delete it and run the " +
@@ -326,7 +321,7 @@ object LogCompaction extends Logging {
   /** A compaction is written into the log, as delta-spark's writers write theirs. */
   private def requireSupported(protocol: Protocol, version: Long): Unit =
     if (!ClientSupport.canWrite(protocol)) {
-      throw LifecycleErrors.unsupportedProtocol(
+      throw LogErrors.unsupportedProtocol(
         version,
         ClientSupport.unsupportedForWriting(protocol),
         Operation
@@ -382,7 +377,7 @@ object LogCompaction extends Logging {
             txns(t.appId) = replaced(txns.get(t.appId).orNull, line.text)
           case Some(d: DomainMetadata) =>
             domains(d.domain) = replaced(domains.get(d.domain).orNull, line.text)
-          case _ => throw LifecycleErrors.unsupportedAction(fileName, line.actionType, Operation)
+          case _ => throw LogErrors.unsupportedAction(fileName, line.actionType, Operation)
         }
     }
 

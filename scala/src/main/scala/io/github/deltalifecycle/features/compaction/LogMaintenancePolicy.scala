@@ -73,47 +73,25 @@ object PolicySettings {
       tableProperties: Map[String, String],
       sessionConf: String => Option[String]
   ): PolicySettings = {
-    def setting[T](
-        key: String,
-        parse: String => Option[T],
-        default: T,
-        sessionKey: Option[String]
-    ): T =
+    def fromTable[T](key: String, parse: String => Option[T]): Option[T] =
       tableProperties.get(key).flatMap(parse)
-        .orElse(sessionKey.flatMap(sessionConf).flatMap(parse))
-        .getOrElse(default)
+    // A table property whose session default is the same key under `spark.`.
+    def orSession[T](key: String, parse: String => Option[T], default: T): T =
+      fromTable(key, parse).orElse(sessionConf("spark." + key).flatMap(parse)).getOrElse(default)
+    val integer: String => Option[Int] = _.trim.toIntOption
+    val positiveInt: String => Option[Int] = integer(_).filter(_ > 0)
+    val positiveLong: String => Option[Long] = _.trim.toLongOption.filter(_ > 0)
+    val hours: String => Option[Double] =
+      _.trim.toDoubleOption.filter(h => h >= 0 && !h.isInfinite)
     PolicySettings(
-      compactionInterval = setting(
-        CompactionIntervalKey,
-        _.trim.toIntOption,
-        DefaultCompactionInterval,
-        Some("spark." + CompactionIntervalKey)
-      ),
-      largeCommitBytes = setting(
-        LargeCommitBytesKey,
-        _.trim.toLongOption.filter(_ > 0),
-        DefaultLargeCommitBytes,
-        Some("spark." + LargeCommitBytesKey)
-      ),
+      compactionInterval = orSession(CompactionIntervalKey, integer, DefaultCompactionInterval),
+      largeCommitBytes = orSession(LargeCommitBytesKey, positiveLong, DefaultLargeCommitBytes),
       // delta-spark's own session default for the property applies at table creation only.
-      checkpointInterval = setting(
-        CheckpointIntervalKey,
-        _.trim.toIntOption.filter(_ > 0),
-        DefaultCheckpointInterval,
-        None
-      ),
-      maxBytesInMemory = setting(
-        MaxBytesInMemoryKey,
-        _.trim.toLongOption.filter(_ > 0),
-        DefaultMaxBytesInMemory,
-        Some("spark." + MaxBytesInMemoryKey)
-      ),
-      coveredRetentionHours = setting(
-        CoveredRetentionHoursKey,
-        _.trim.toDoubleOption.filter(h => h >= 0 && !h.isInfinite),
-        DefaultCoveredRetentionHours,
-        Some("spark." + CoveredRetentionHoursKey)
-      )
+      checkpointInterval =
+        fromTable(CheckpointIntervalKey, positiveInt).getOrElse(DefaultCheckpointInterval),
+      maxBytesInMemory = orSession(MaxBytesInMemoryKey, positiveLong, DefaultMaxBytesInMemory),
+      coveredRetentionHours =
+        orSession(CoveredRetentionHoursKey, hours, DefaultCoveredRetentionHours)
     )
   }
 }

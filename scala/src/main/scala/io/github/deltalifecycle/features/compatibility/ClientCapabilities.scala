@@ -5,7 +5,6 @@ import java.util.Locale
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
-import io.github.deltalifecycle.core.LifecycleErrors
 
 /**
  * What one side (reads or writes) of a client does with table features.
@@ -115,7 +114,7 @@ object ClientCapabilities {
     val key = client.trim.toLowerCase(Locale.ROOT)
     val byId = all.filter(_.id.toLowerCase(Locale.ROOT) == key)
     val found = if (byId.nonEmpty) byId else all.filter(_.family.toLowerCase(Locale.ROOT) == key)
-    if (found.isEmpty) throw LifecycleErrors.unknownClient(client, all.map(_.id))
+    if (found.isEmpty) throw ClientErrors.unknownClient(client, all.map(_.id))
     found
   }
 }

@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.compatibility
 
-import io.github.deltalifecycle.core.{LifecycleErrors, SnapshotHead, TableLog}
+import io.github.deltalifecycle.core.{SnapshotHead, TableLog}
 import io.github.deltalifecycle.features.dropfeature.{
   DropFeature,
   DropFeatureResult,
@@ -36,10 +36,10 @@ final class DropFeaturesForClient(
   ): Seq[DropFeatureResult] = {
     val entry = ClientCapabilities.lookup(client) match {
       case Seq(one) => one
-      case many => throw LifecycleErrors.ambiguousClient(client, many.map(_.id))
+      case many => throw ClientErrors.ambiguousClient(client, many.map(_.id))
     }
     // No drop turns a reader (Athena) into a writer: say so rather than name a pseudo-feature.
-    if (forWrites && entry.readOnly) throw LifecycleErrors.readOnlyClient(entry.id, displayName)
+    if (forWrites && entry.readOnly) throw ClientErrors.readOnlyClient(entry.id, displayName)
     val access = if (forWrites) "writable" else "readable"
     val head = log.latestHead()
     val verdict = Compatibility.evaluate(head.protocol, entry)
@@ -53,9 +53,9 @@ final class DropFeaturesForClient(
       plan.filter(f => !f.droppable || requiredByCatalog(f.feature)).map(_.feature) ++
         versionBlockers
     if (undroppable.nonEmpty)
-      throw LifecycleErrors.clientNeedsUndroppable(displayName, entry.id, access, undroppable)
+      throw ClientErrors.clientNeedsUndroppable(displayName, entry.id, access, undroppable)
     if (forWrites && verdict.writeNeedsTruncateHistory && !truncateHistory)
-      throw LifecycleErrors.clientNeedsTruncateHistory(entry.id, displayName)
+      throw ClientErrors.clientNeedsTruncateHistory(entry.id, displayName)
     plan.map(_.feature).flatMap { name =>
       val feature = DroppableFeatures.lookup(name, displayName)
       // Per feature: TRUNCATE HISTORY applies to reader-writer features and is how

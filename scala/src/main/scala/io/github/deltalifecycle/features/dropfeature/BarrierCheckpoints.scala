@@ -92,7 +92,7 @@ final class BarrierCheckpoints private[dropfeature] (
     val snapshot = table.update()
     DeltaState.checkpoint(table, snapshot)
     log.listingFrom(snapshot.version).checkpointsAt(snapshot.version).headOption.getOrElse(
-      throw LifecycleErrors.corruptLog(
+      throw LogErrors.corruptLog(
         log.logPath.toString,
         s"delta-spark wrote no checkpoint for version ${snapshot.version}"
       )

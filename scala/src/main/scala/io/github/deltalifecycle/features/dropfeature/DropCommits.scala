@@ -4,8 +4,8 @@ import scala.util.control.NonFatal
 
 import io.delta.storage.commit.CommitFailedException
 import io.github.deltalifecycle.core.{
+  CatalogErrors,
   FaultInjection,
-  LifecycleErrors,
   LogCommitter,
   ManagingCatalog,
   TableLog
@@ -110,7 +110,7 @@ private[dropfeature] object DropCommits {
       catch {
         case NonFatal(e) if refusal(e).isDefined =>
           val refused = refusal(e).get
-          throw LifecycleErrors.catalogRefusedCommit(
+          throw CatalogErrors.catalogRefusedCommit(
             table.name(),
             catalog.description,
             operation.name,

@@ -69,12 +69,12 @@ final class DropFeature(
     )
     val feature = DroppableFeatures.resolve(featureName, head.protocol, displayName)
     log.catalog.filter(_.requiredFeatures.contains(feature.name)).foreach { c =>
-      throw LifecycleErrors.featureRequiredByCatalog(displayName, feature.name, c.description)
+      throw CatalogErrors.featureRequiredByCatalog(displayName, feature.name, c.description)
     }
     if (!DroppableFeatures.isPresent(head.protocol, feature.feature))
-      throw LifecycleErrors.featureNotPresent(feature.name, displayName, head.version)
+      throw DropFeatureErrors.featureNotPresent(feature.name, displayName, head.version)
     val dependents = DroppableFeatures.dependents(head.protocol, feature)
-    if (dependents.nonEmpty) throw LifecycleErrors.dependentFeatures(feature.name, dependents)
+    if (dependents.nonEmpty) throw DropFeatureErrors.dependentFeatures(feature.name, dependents)
     DroppableFeatures.checkDroppable(feature, head.metadata)
     feature
   }

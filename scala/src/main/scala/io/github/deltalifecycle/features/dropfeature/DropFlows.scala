@@ -35,12 +35,12 @@ private[dropfeature] final class DropFlows(
       truncateHistory: Boolean
   ): DropPlan =
     if (DroppableFeatures.isCheckpointProtection(feature)) {
-      if (!truncateHistory) throw LifecycleErrors.truncateHistoryRequired(feature.name)
+      if (!truncateHistory) throw DropFeatureErrors.truncateHistoryRequired(feature.name)
       requireCatalogPermission(MaintenanceOperation.MetadataCleanup)
       checkpointProtectionDrop(head)
     } else {
       if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
-        throw LifecycleErrors.truncateHistoryNotApplicable(feature.name)
+        throw DropFeatureErrors.truncateHistoryNotApplicable(feature.name)
       // Asked before anything is planned, so that DRY RUN reports the refusal the run would meet.
       if (truncateHistory) requireCatalogPermission(MaintenanceOperation.MetadataCleanup)
       val preparation = feature.preparation(table, spark, new PreparationContext(files, commits))
@@ -275,7 +275,7 @@ private[dropfeature] final class DropFlows(
       head: SnapshotHead,
       why: String,
       readyAtMillis: Long
-  ): DeltaLifecycleException = LifecycleErrors.waitForRetention(
+  ): DeltaLifecycleException = DropFeatureErrors.waitForRetention(
     feature.name,
     why,
     readyAtMillis,

@@ -86,7 +86,7 @@ private[dropfeature] final class DropSteps(
       if (
         !DroppableFeatures.isCheckpointProtection(feature) &&
         !feature.validateRemoval(table, files.at(snapshot))
-      ) throw LifecycleErrors.featureTracesRemain(feature.name, snapshot.version)
+      ) throw DropFeatureErrors.featureTracesRemain(feature.name, snapshot.version)
       val protocol =
         DroppableFeatures.protocolAfterDrop(snapshot.protocol, feature.feature, protect)
       version => {

@@ -2,8 +2,7 @@ package io.github.deltalifecycle.features.dropfeature
 
 import java.util.Locale
 
-import io.github.deltalifecycle.core.LifecycleErrors
-import io.github.deltalifecycle.features.redirect.RedirectMode
+import io.github.deltalifecycle.features.redirect.{RedirectErrors, RedirectMode}
 import org.apache.spark.sql.delta.{
   CheckConstraintsTableFeature,
   CheckpointProtectionTableFeature,
@@ -59,14 +58,14 @@ object DroppableFeatures {
   def lookup(name: String, table: String): DroppableFeature = {
     // A redirect is removed with its own procedure, which brings the data back first.
     if (RedirectMode.featureNames.exists(_.equalsIgnoreCase(name))) {
-      throw LifecycleErrors.redirectFeatureNotDroppable(table, name)
+      throw RedirectErrors.redirectFeatureNotDroppable(table, name)
     }
     byLowerName.getOrElse(
       name.toLowerCase(Locale.ROOT),
       throw TableFeature.featureNameToFeature(name).fold(
-        LifecycleErrors.unknownFeature(name, Names)
+        DropFeatureErrors.unknownFeature(name, Names)
       )(known =>
-        LifecycleErrors.dropNotSupportedOnLine(
+        DropFeatureErrors.dropNotSupportedOnLine(
           known.name,
           "this line's delta-spark does not declare it removable, so no client can drop it " +
             "without rewriting the table",
@@ -137,6 +136,6 @@ object DroppableFeatures {
   def checkDroppable(feature: DroppableFeature, metadata: Metadata): Unit =
     if (feature.feature == CheckConstraintsTableFeature) {
       val names = Constraints.getCheckConstraintNames(metadata)
-      if (names.nonEmpty) throw LifecycleErrors.checkConstraintsInUse(feature.name, names)
+      if (names.nonEmpty) throw DropFeatureErrors.checkConstraintsInUse(feature.name, names)
     }
 }

@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.core.{LifecycleErrors, LogFiles, TableLog}
+import io.github.deltalifecycle.core.{LogFiles, TableLog}
 import org.apache.hadoop.fs.Path
 
 /**
@@ -31,14 +31,14 @@ private[redirect] final class DestinationChecks(
     val src = log.tablePath.toString.stripSuffix("/") + "/"
     val dst = dest.toString.stripSuffix("/") + "/"
     if (src.startsWith(dst) || dst.startsWith(src)) {
-      throw LifecycleErrors.redirectDestinationNotEmpty(
+      throw RedirectErrors.redirectDestinationNotEmpty(
         dest.toString,
         "it is the source table's location, or inside or around it"
       )
     }
     target match {
       case RedirectTarget.ToTable(name, _, true, _) =>
-        throw LifecycleErrors.redirectDestinationNotEmpty(
+        throw RedirectErrors.redirectDestinationNotEmpty(
           name,
           "the table already exists in the catalog"
         )
@@ -53,7 +53,7 @@ private[redirect] final class DestinationChecks(
     if (fs.exists(dest)) {
       val status = fs.getFileStatus(dest)
       if (!status.isDirectory)
-        throw LifecycleErrors.redirectDestinationNotEmpty(dest.toString, "it is a file")
+        throw RedirectErrors.redirectDestinationNotEmpty(dest.toString, "it is a file")
       val entries = fs.listStatus(dest)
       if (
         entries.nonEmpty && !PreCopyMarker.holdsPreCopyOf(ctx.hadoopConf(dest), dest, log.tablePath)
@@ -61,7 +61,7 @@ private[redirect] final class DestinationChecks(
         val what = if (entries.exists(_.getPath.getName == LogFiles.LogDirName))
           "it holds a Delta table"
         else s"it holds ${entries.length} entries"
-        throw LifecycleErrors.redirectDestinationNotEmpty(dest.toString, what)
+        throw RedirectErrors.redirectDestinationNotEmpty(dest.toString, what)
       }
     }
   }
@@ -74,14 +74,14 @@ private[redirect] final class DestinationChecks(
     val destLog = TableLog.forPath(ctx.hadoopConf(dest), dest)
     val listing = destLog.tailListing()
     if (listing.latestVersion != version) {
-      throw LifecycleErrors.redirectCopyMismatch(
+      throw RedirectErrors.redirectCopyMismatch(
         s"the destination's latest version is ${listing.latestVersion}, expected $version"
       )
     }
     val (destProtocol, destMetadata) = destLog.protocolAndMetadataAt(version, listing)
     val (srcProtocol, srcMetadata) = log.protocolAndMetadataAt(version, log.listingFor(version))
     if (destProtocol != srcProtocol || destMetadata.id != srcMetadata.id) {
-      throw LifecycleErrors.redirectCopyMismatch(
+      throw RedirectErrors.redirectCopyMismatch(
         "the destination's protocol or table id differs from the source's"
       )
     }

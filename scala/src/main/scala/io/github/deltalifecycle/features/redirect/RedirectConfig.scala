@@ -5,7 +5,6 @@ import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
-import io.github.deltalifecycle.core.LifecycleErrors
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 import org.apache.spark.sql.delta.util.JsonUtils
 
@@ -194,7 +193,7 @@ object RedirectConfig {
     found match {
       case Seq() => None
       case Seq((mode, key, value)) => Some(parse(mode, value, s"$key of $table"))
-      case many => throw LifecycleErrors.severalRedirectProperties(table, many.map(_._2))
+      case many => throw RedirectConfigErrors.severalRedirectProperties(table, many.map(_._2))
     }
   }
 
@@ -243,7 +242,7 @@ object RedirectConfig {
     def state: RedirectState = {
       val name = requiredText("State", "state")
       RedirectState.parse(name).getOrElse(
-        throw LifecycleErrors.redirectUnknownValue(
+        throw RedirectConfigErrors.redirectUnknownValue(
           where,
           "State",
           name,
@@ -257,7 +256,7 @@ object RedirectConfig {
       field("Spec", "spec") match {
         case Some(n) if n.isTextual && n.asText.trim.nonEmpty =>
           try JsonUtils.mapper.readTree(n.asText)
-          catch { case NonFatal(_) => throw LifecycleErrors.redirectSpecNotJson(where) }
+          catch { case NonFatal(_) => throw RedirectConfigErrors.redirectSpecNotJson(where) }
         case Some(n) if n.isObject => n
         case _ => JsonNodeFactory.instance.objectNode()
       },
@@ -267,26 +266,27 @@ object RedirectConfig {
     def noRedirectRules: Seq[NoRedirectRule] = field("NoRedirectRules", "noRedirectRules") match {
       case None => Nil
       case Some(n) if n.isArray => n.elements().asScala.toSeq.map(rule)
-      case Some(_) => throw LifecycleErrors.redirectRulesNotAList(where)
+      case Some(_) => throw RedirectConfigErrors.redirectRulesNotAList(where)
     }
 
     private def rule(node: JsonNode): NoRedirectRule = {
       val app = Option(node.get("AppName")).orElse(Option(node.get("appName")))
         .filter(_.isTextual).map(_.asText)
-        .getOrElse(throw LifecycleErrors.redirectRuleWithoutAppName(where))
+        .getOrElse(throw RedirectConfigErrors.redirectRuleWithoutAppName(where))
       val ops = Option(node.get("AllowWrite")).orElse(Option(node.get("allowedOperations"))) match {
         case None => Nil
         case Some(a) if a.isArray => a.elements().asScala.map(_.asText).toSeq
-        case Some(_) => throw LifecycleErrors.redirectRuleOperationsNotAList(where, app)
+        case Some(_) => throw RedirectConfigErrors.redirectRuleOperationsNotAList(where, app)
       }
       NoRedirectRule(app, ops)
     }
 
     private def text(node: JsonNode, what: String): String =
       if (node.isTextual) node.asText
-      else throw LifecycleErrors.redirectFieldNotText(where, what)
+      else throw RedirectConfigErrors.redirectFieldNotText(where, what)
 
-    def missing(field: String): Nothing = throw LifecycleErrors.redirectFieldMissing(where, field)
+    def missing(field: String): Nothing =
+      throw RedirectConfigErrors.redirectFieldMissing(where, field)
   }
 
   private object RedirectValue {
@@ -295,10 +295,10 @@ object RedirectConfig {
         try JsonUtils.mapper.readTree(json)
         catch {
           case NonFatal(e) =>
-            throw LifecycleErrors.redirectNotJson(where, e.getMessage.linesIterator.next())
+            throw RedirectConfigErrors.redirectNotJson(where, e.getMessage.linesIterator.next())
         }
       if (root == null || !root.isObject)
-        throw LifecycleErrors.redirectNotAnObject(where)
+        throw RedirectConfigErrors.redirectNotAnObject(where)
       new RedirectValue(root, where)
     }
   }
@@ -320,7 +320,7 @@ object RedirectConfig {
         RedirectSpec.Table(required("Table", "Spec.Table"), text("Location"))
       case t if t.equalsIgnoreCase(UnityCatalogType) => unityCatalogTable
       case PreviewPathType => RedirectSpec.Location(required("destPath", "spec.destPath"))
-      case other => throw LifecycleErrors.redirectUnknownValue(
+      case other => throw RedirectConfigErrors.redirectUnknownValue(
           value.where,
           "Type",
           other,
@@ -338,8 +338,8 @@ object RedirectConfig {
         case n if n.isObject => n
         case n if n.isTextual =>
           try JsonUtils.mapper.readTree(n.asText)
-          catch { case NonFatal(_) => throw LifecycleErrors.redirectSpecNotJson(value.where) }
-        case _ => throw LifecycleErrors.redirectFieldNotText(value.where, "Spec.Table")
+          catch { case NonFatal(_) => throw RedirectConfigErrors.redirectSpecNotJson(value.where) }
+        case _ => throw RedirectConfigErrors.redirectFieldNotText(value.where, "Spec.Table")
       }
       def field(name: String): Option[String] =
         table.flatMap(t => Option(t.get(name))).filter(_.isTextual).map(_.asText)
@@ -356,7 +356,7 @@ object RedirectConfig {
     /** The feature the redirect takes on at READY, where it is not `mode`, the stored one. */
     def targetMode(mode: RedirectMode): Option[RedirectMode] = text("Mode").map { m =>
       RedirectMode.all.find(_.sqlName.equalsIgnoreCase(m.trim))
-        .getOrElse(throw LifecycleErrors.redirectUnknownValue(
+        .getOrElse(throw RedirectConfigErrors.redirectUnknownValue(
           value.where,
           "Spec.Mode",
           m,

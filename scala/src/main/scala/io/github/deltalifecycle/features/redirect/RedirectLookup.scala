@@ -8,7 +8,7 @@ import io.github.deltalifecycle.core.{
   ActionReader,
   CommitCoordination,
   DeltaLifecycleException,
-  LifecycleErrors,
+  LogErrors,
   LogListing,
   TableLog
 }
@@ -93,7 +93,7 @@ object RedirectLookup {
         try log.tailListing()
         catch {
           // Access refused is not "no table here": the table's catalog may hold one.
-          case e: DeltaLifecycleException if e.condition == LifecycleErrors.StorageAccessDenied =>
+          case e: DeltaLifecycleException if e.condition == LogErrors.StorageAccessDenied =>
             throw e
           case NonFatal(_) => return None
         }
@@ -104,7 +104,7 @@ object RedirectLookup {
     if (
       config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))
     ) {
-      throw LifecycleErrors.redirectFeatureWithoutProperty(
+      throw RedirectConfigErrors.redirectFeatureWithoutProperty(
         path.toString,
         RedirectMode.ReaderWriter.feature
       )
@@ -298,7 +298,7 @@ object RedirectLookup {
     var v = from
     while (v > 0) {
       val commit = listing.commit(v).getOrElse(
-        throw LifecycleErrors.redirectCommitMissing(log.tablePath.toString, v)
+        throw RedirectConfigErrors.redirectCommitMissing(log.tablePath.toString, v)
       )
       val actions = ActionReader.readJson(log.readFs, commit.status)
       if (
@@ -306,7 +306,7 @@ object RedirectLookup {
           a.isInstanceOf[AddFile] || a.isInstanceOf[RemoveFile] || a.isInstanceOf[AddCDCFile]
         )
       ) {
-        throw LifecycleErrors.redirectDataChanged(log.tablePath.toString, v)
+        throw RedirectConfigErrors.redirectDataChanged(log.tablePath.toString, v)
       }
       val addsRedirectFeature = actions.exists {
         case p: Protocol => RedirectConfig.protocolNames(p).nonEmpty
@@ -318,6 +318,6 @@ object RedirectLookup {
       }
       v -= 1
     }
-    throw LifecycleErrors.noVersionBeforeRedirect(log.tablePath.toString)
+    throw RedirectConfigErrors.noVersionBeforeRedirect(log.tablePath.toString)
   }
 }

@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors}
+import io.github.deltalifecycle.core.DeltaLifecycleException
 
 /** A check that would refuse the move: the error the statement would raise, by condition. */
 final case class RedirectRefusal(condition: String, message: String)
@@ -44,7 +44,7 @@ final case class RedirectPlan(
   def withCopy(data: CopyForecast, logFiles: Option[CopyForecast]): RedirectPlan = {
     val missing =
       if (data.filesMissing == 0) Nil
-      else Seq(RedirectRefusal.of(LifecycleErrors.redirectCopyMismatch(
+      else Seq(RedirectRefusal.of(RedirectErrors.redirectCopyMismatch(
         s"${data.filesMissing} data files the copied version reads are missing at the source " +
           s"(${data.missingExamples.mkString("; ")})"
       )))

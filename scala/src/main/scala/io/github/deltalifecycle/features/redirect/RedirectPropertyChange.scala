@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.core.{LifecycleErrors, LogCommitter, TableLog}
+import io.github.deltalifecycle.core.{LogCommitter, LogErrors, TableLog}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.actions.Action
 import org.apache.spark.sql.SparkSession
@@ -26,7 +26,7 @@ final class RedirectPropertyChange(
     val info = RedirectLookup.read(
       ctx.hadoopConf(path),
       path
-    ).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, "there is no Delta log"))
+    ).getOrElse(throw LogErrors.notADeltaTable(path.toString, "there is no Delta log"))
     info.requireDirectCommits(displayName, "change the redirect of")
     val next = newValue.map(v => stored(RedirectConfig.parse(mode, v, s"the new value of $key")))
     val (from, to) = checkedTransition(info, next, mode, key)
@@ -45,7 +45,7 @@ final class RedirectPropertyChange(
   /** The mode whose property `key` is: this client writes the RFC's spellings only. */
   private def modeWritten(key: String): RedirectMode =
     RedirectMode.all.find(m => m.property == key).getOrElse(
-      throw LifecycleErrors.previewRedirectProperty(key, RedirectMode.all.map(_.property))
+      throw RedirectConfigErrors.previewRedirectProperty(key, RedirectMode.all.map(_.property))
     )
 
   /**
@@ -68,7 +68,7 @@ final class RedirectPropertyChange(
     val from = info.config.map(_.state.name).getOrElse(RedirectState.Normal)
     val to = next.map(_.state.name).getOrElse(RedirectState.Normal)
     info.config.map(_.targetMode).filter(_ != mode).foreach { current =>
-      throw LifecycleErrors.redirectOtherProperty(
+      throw RedirectErrors.redirectOtherProperty(
         displayName,
         current.sqlName,
         key,
@@ -76,7 +76,7 @@ final class RedirectPropertyChange(
       )
     }
     if (!RedirectPropertyChange.allowed(info.config.map(_.state), next.map(_.state))) {
-      throw LifecycleErrors.redirectInvalidTransition(
+      throw RedirectErrors.redirectInvalidTransition(
         displayName,
         from,
         to,
@@ -90,7 +90,7 @@ final class RedirectPropertyChange(
   private def requireDestinationTable(info: RedirectInfo, c: RedirectConfig): Unit = {
     val dest = RedirectRouting.checkedDestinationPath(ctx, info.path, c)
     if (RedirectLookup.read(ctx.hadoopConf(dest), dest).isEmpty) {
-      throw LifecycleErrors.redirectDestinationNotDelta(displayName, c.spec.describe)
+      throw RedirectErrors.redirectDestinationNotDelta(displayName, c.spec.describe)
     }
   }
 

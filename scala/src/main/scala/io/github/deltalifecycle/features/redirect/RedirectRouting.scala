@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.core.{LifecycleErrors, Locations}
+import io.github.deltalifecycle.core.Locations
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
@@ -126,7 +126,7 @@ object RedirectRouting {
         access match {
           case Access.Read => Route.Direct
           case Access.Write(_) =>
-            throw LifecycleErrors.redirectDestinationReadOnly(what, c.spec.describe, "write to")
+            throw RedirectErrors.redirectDestinationReadOnly(what, c.spec.describe, "write to")
         }
       case Some(c) =>
         // The Table Redirection RFC: NoRedirectRules keep an application on the source, but
@@ -139,15 +139,15 @@ object RedirectRouting {
         }
         val table = info.path.toString
         if (keepOnSource) {
-          return sourceRoute(c, LifecycleErrors.readerWriterSourceKeptByRules(table, ctx.appName))
+          return sourceRoute(c, RedirectErrors.readerWriterSourceKeptByRules(table, ctx.appName))
         }
         (c.state, access) match {
           case (RedirectState.EnableInProgress, Access.Read) =>
-            sourceRoute(c, LifecycleErrors.readerWriterSourceBeingEnabled(table))
+            sourceRoute(c, RedirectErrors.readerWriterSourceBeingEnabled(table))
           case (RedirectState.Ready, _) | (RedirectState.DropInProgress, Access.Read) =>
             destination(ctx, info, c)
           case (state, Access.Write(ops)) =>
-            throw LifecycleErrors.redirectWriteRefused(what, state.name, describe(ops))
+            throw RedirectErrors.redirectWriteRefused(what, state.name, describe(ops))
         }
     }
 
@@ -192,14 +192,14 @@ object RedirectRouting {
   def destinationOf(ctx: RoutingContext, where: String, spec: RedirectSpec): Route =
     spec match {
       case RedirectSpec.Location(uri) =>
-        Route.Destination(Locations.parse(uri)(LifecycleErrors.redirectLocationInvalid(
+        Route.Destination(Locations.parse(uri)(RedirectConfigErrors.redirectLocationInvalid(
           where,
           uri,
           _
         )))
       case RedirectSpec.Table(name, recorded) =>
         val path = ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_))).getOrElse(
-          throw LifecycleErrors.redirectDestinationTableMissing(where, name)
+          throw RedirectConfigErrors.redirectDestinationTableMissing(where, name)
         )
         Route.DestinationTable(name, path)
       case u: RedirectSpec.UnityCatalogTable =>
@@ -208,7 +208,7 @@ object RedirectRouting {
           case Some(FoundTable(Some(name), location)) => Route.DestinationTable(name, location)
           case Some(FoundTable(None, location)) => Route.Destination(location)
           case None => Route.Destination(u.location.map(new Path(_)).getOrElse(
-              throw LifecycleErrors.redirectDestinationTableMissing(where, u.describe)
+              throw RedirectConfigErrors.redirectDestinationTableMissing(where, u.describe)
             ))
         }
     }
@@ -228,7 +228,7 @@ object RedirectRouting {
       l == p || l.startsWith(p + "/")
     }
     if (ctx.allowedPrefixes.nonEmpty && !ctx.allowedPrefixes.exists(within)) {
-      throw LifecycleErrors.redirectLocationNotAllowed(
+      throw RedirectErrors.redirectLocationNotAllowed(
         location,
         ctx.allowedPrefixes,
         ctx.allowedPrefixesSetting
@@ -240,7 +240,7 @@ object RedirectRouting {
     scala.util.Try(Locations.qualify(
       location,
       ctx.storage.names
-    )(LifecycleErrors.unusableRedirectTarget(location, _)).toString).getOrElse(location)
+    )(RedirectConfigErrors.unusableRedirectTarget(location, _)).toString).getOrElse(location)
 
   /**
    * A destination must not be redirected itself, except as the marked destination of this very
@@ -283,7 +283,7 @@ object RedirectRouting {
             case None => done = true
           }
         }
-        throw LifecycleErrors.redirectChain(hops.result())
+        throw RedirectErrors.redirectChain(hops.result())
     }
   }
 

@@ -4,9 +4,9 @@ import io.github.deltalifecycle.core.{
   ClientSupport,
   DeltaLifecycleException,
   FaultInjection,
-  LifecycleErrors,
   Locations,
   LogCommitter,
+  LogErrors,
   Progress,
   TableLog
 }
@@ -229,17 +229,17 @@ final class SetRedirect(
   ): Either[DeltaLifecycleException, Boolean] = current.config match {
     case None => Right(false)
     case Some(c) if c.isDestinationMarker =>
-      Left(LifecycleErrors.destinationNotRedirectable(displayName, c.spec.describe))
+      Left(RedirectErrors.destinationNotRedirectable(displayName, c.spec.describe))
     case Some(c) if isEnabling(c, enabling) => Right(true)
     case Some(c) if c.state == RedirectState.EnableInProgress =>
-      Left(LifecycleErrors.redirectBeingEnabled(
+      Left(RedirectErrors.redirectBeingEnabled(
         displayName,
         c.mode.sqlName,
         c.spec.describe,
         c.state.name
       ))
     case Some(c) =>
-      Left(LifecycleErrors.redirectAlreadySet(
+      Left(RedirectErrors.redirectAlreadySet(
         displayName,
         c.mode.sqlName,
         c.spec.describe,
@@ -250,7 +250,7 @@ final class SetRedirect(
   /** Copying and re-protocolling a table is safe only if every feature it uses is understood. */
   private def checkSupported(info: RedirectInfo): Unit =
     if (!ClientSupport.canWrite(info.protocol)) {
-      throw LifecycleErrors.unsupportedProtocol(
+      throw LogErrors.unsupportedProtocol(
         info.version,
         ClientSupport.unsupportedForWriting(info.protocol),
         "redirect the table"
@@ -292,7 +292,10 @@ final class SetRedirect(
       enabling.spec match {
         case u: RedirectSpec.UnityCatalogTable if unityCatalog =>
           val info = ctx.unityCatalog.describe(name)
-            .getOrElse(throw LifecycleErrors.redirectDestinationTableMissing(displayName, name))
+            .getOrElse(throw RedirectConfigErrors.redirectDestinationTableMissing(
+              displayName,
+              name
+            ))
           report.note(s"$name has Unity Catalog table id ${info.tableId}")
           enabling.copy(spec = u.registered(info.tableId, info.metastoreId))
         case _ => enabling
@@ -328,11 +331,11 @@ final class SetRedirect(
     RedirectLookup.read(
       ctx.hadoopConf(sourcePath),
       sourcePath
-    ).getOrElse(throw LifecycleErrors.notADeltaTable(sourcePath.toString, "there is no Delta log"))
+    ).getOrElse(throw LogErrors.notADeltaTable(sourcePath.toString, "there is no Delta log"))
 
   private def qualify(location: String): String =
     Locations.qualify(location, ctx.storage.names)(
-      LifecycleErrors.unusableRedirectTarget(location, _)
+      RedirectConfigErrors.unusableRedirectTarget(location, _)
     ).toString
 
   private def sameTarget(c: RedirectConfig, spec: RedirectSpec): Boolean = (c.spec, spec) match {

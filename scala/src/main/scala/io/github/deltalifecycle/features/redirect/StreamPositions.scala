@@ -2,7 +2,7 @@ package io.github.deltalifecycle.features.redirect
 
 import scala.collection.mutable
 
-import io.github.deltalifecycle.core.{ActionReader, LifecycleErrors, LogListing, TableLog}
+import io.github.deltalifecycle.core.{ActionReader, LogListing, TableLog}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.actions.{CommitInfo, Metadata}
@@ -159,7 +159,7 @@ object VersionCorrespondence {
   ): RedirectCycle =
     RedirectCycle.ended(hadoopConf, source, above = -1L)
       .find(_.destination.exists(sameLocation(_, destination)))
-      .getOrElse(throw LifecycleErrors.streamPositionUnmapped(
+      .getOrElse(throw RedirectErrors.streamPositionUnmapped(
         source.toString,
         destination.toString,
         "the source's retained log has no redirect to it that ended"
@@ -218,8 +218,8 @@ object RedirectCycle {
       if (end.isEmpty) {
         if (op == "UNSET REDIRECT" && isNormal(params) && !params.contains("cancelled"))
           end = Some(v)
-      } else if (op == UnsetRedirect.CopyBackOperation) {
-        params.get(UnsetRedirect.DestinationVersionKey).foreach(d => replayed(unquote(d)) = v)
+      } else if (op == DestinationReplay.CopyBackOperation) {
+        params.get(DestinationReplay.DestinationVersionKey).foreach(d => replayed(unquote(d)) = v)
       } else {
         val config = actions.collectFirst { case m: Metadata => m }
           .flatMap(m => RedirectConfig.fromMetadata(m, log.tablePath.toString))

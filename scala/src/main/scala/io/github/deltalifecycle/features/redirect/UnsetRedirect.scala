@@ -1,18 +1,16 @@
 package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.core.{
-  ActionReader,
   DeltaLifecycleException,
   DeltaState,
   FaultInjection,
-  LifecycleErrors,
   LogCommitter,
+  LogErrors,
   Progress,
   TableLog
 }
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protocol}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
 /**
@@ -21,10 +19,10 @@ import org.apache.spark.sql.delta.catalog.DeltaTableV2
  * From READY: READY -> DROP-REDIRECT-IN-PROGRESS on the source, then the destination marks itself
  * (writer-only feature, role DESTINATION), so every client stops writing either table; the data
  * files written at the destination are copied back and each destination commit since the redirect
- * is replayed on the source, in order; the last commit takes the destination's protocol and
- * metadata without the redirect (-> NORMAL), and a checkpoint follows it. Stock clients read the
- * source again, and it holds every row. Each step is recorded in the logs themselves, so a re-run
- * after a crash continues from the first step not yet done.
+ * is replayed on the source, in order ([[DestinationReplay]]); the last commit takes the
+ * destination's protocol and metadata without the redirect (-> NORMAL), and a checkpoint follows
+ * it. Stock clients read the source again, and it holds every row. Each step is recorded in the
+ * logs themselves, so a re-run after a crash continues from the first step not yet done.
  *
  * From ENABLE-REDIRECT-IN-PROGRESS: one commit back to NORMAL with the protocol the table had
  * before; whatever was copied to the destination stays there (reported) for the user to delete.
@@ -35,16 +33,16 @@ final class UnsetRedirect(
     sourcePath: Path,
     displayName: String
 ) {
-  import UnsetRedirect._
   private val log = TableLog.forPath(ctx.hadoopConf(sourcePath), sourcePath)
+  private val destinationReplay = new DestinationReplay(ctx, log, displayName)
 
   def run(): RedirectResult = {
     val info = fresh(sourcePath, displayName)
     info.requireDirectCommits(displayName, "unset the redirect of")
     info.config match {
-      case None => throw LifecycleErrors.redirectNotSet(displayName)
+      case None => throw RedirectErrors.redirectNotSet(displayName)
       case Some(c) if c.isDestinationMarker =>
-        throw LifecycleErrors.redirectIsDestination(displayName, c.spec.describe)
+        throw RedirectErrors.redirectIsDestination(displayName, c.spec.describe)
       case Some(c) if c.state == RedirectState.EnableInProgress => cancel(info, c)
       case Some(c) => drop(info, c)
     }
@@ -63,10 +61,10 @@ final class UnsetRedirect(
       RedirectPlan.of(ctx, displayName, info, info.config.map(_.spec), refusals.result, steps)
     info.config match {
       case None =>
-        refusals.add(LifecycleErrors.redirectNotSet(displayName))
+        refusals.add(RedirectErrors.redirectNotSet(displayName))
         planned(Nil)
       case Some(c) if c.isDestinationMarker =>
-        refusals.add(LifecycleErrors.redirectIsDestination(displayName, c.spec.describe))
+        refusals.add(RedirectErrors.redirectIsDestination(displayName, c.spec.describe))
         planned(Nil)
       case Some(c) if c.state == RedirectState.EnableInProgress =>
         planned(Seq(
@@ -99,7 +97,7 @@ final class UnsetRedirect(
       case Some(d) if RedirectRouting.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
         RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(destInfo.path), destInfo)
       case Some(_) =>
-        refusals.add(LifecycleErrors.redirectChain(Seq(
+        refusals.add(RedirectErrors.redirectChain(Seq(
           log.tablePath.toString,
           destPath.toString,
           "..."
@@ -112,7 +110,7 @@ final class UnsetRedirect(
         info,
         dataChangesAllowed = true
       )
-    val replayFrom = lastReplayed(after).getOrElse(after) + 1
+    val replayFrom = destinationReplay.lastReplayed(after).getOrElse(after) + 1
     Progress.run(spark, s"UNSET REDIRECT DRY RUN on $displayName", 1) { progress =>
       progress.start(s"list the data files written at $destPath, and look them up at the source")
       val data = tableCopy(destPath, progress).forecastReferenced(
@@ -193,7 +191,14 @@ final class UnsetRedirect(
       FaultInjection.step("unsetRedirect.afterDataCopy")
 
       progress.start("replay the destination's commits on the source")
-      replay(source, destPath, redirectedAfter, lastDestinationData, dropping, report)
+      destinationReplay.replay(
+        source,
+        destPath,
+        redirectedAfter,
+        lastDestinationData,
+        dropping,
+        report
+      )
 
       progress.start("leave DROP-REDIRECT-IN-PROGRESS: the source is NORMAL")
       leaveDropInProgress(destPath, lastDestinationData, report)
@@ -266,7 +271,7 @@ final class UnsetRedirect(
         report.note("resuming: the destination is already marked")
         RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(destInfo.path), destInfo)
       case Some(_) =>
-        throw LifecycleErrors.redirectChain(Seq(log.tablePath.toString, destPath.toString, "..."))
+        throw RedirectErrors.redirectChain(Seq(log.tablePath.toString, destPath.toString, "..."))
     }
   }
 
@@ -309,57 +314,6 @@ final class UnsetRedirect(
   )
 
   /**
-   * Commits, in order, each destination commit up to `lastDestinationData` that an earlier run did
-   * not replay, as a source commit that keeps the source DROP-REDIRECT-IN-PROGRESS.
-   *
-   * The cost is linear in the commits replayed: the destination's log is listed once and each of
-   * its commits read once; the source's state is read once, and each replayed commit's protocol and
-   * metadata are carried to the next ([[LogCommitter.commitAfter]]) instead of read back.
-   */
-  private def replay(
-      source: RedirectInfo,
-      destPath: Path,
-      boundary: Long,
-      lastDestinationData: Long,
-      dropping: RedirectConfig,
-      report: ProcedureReport
-  ): Unit = {
-    val replayedUpTo = lastReplayed(boundary).getOrElse(boundary)
-    val destLog = TableLog.forPath(ctx.hadoopConf(destPath), destPath)
-    val destListing = destLog.listing()
-    var base = Option.empty[LogCommitter.CommitBase]
-    for (k <- replayedUpTo + 1 to lastDestinationData) {
-      val commit = destListing.commit(k).getOrElse(
-        throw LifecycleErrors.destinationCommitMissing(displayName, destPath.toString, k)
-      )
-      val actions = ActionReader.readJson(destLog.readFs, commit.status)
-      val operation =
-        actions.collectFirst { case ci: CommitInfo => ci.operation }.getOrElse("UNKNOWN")
-      val carried: Seq[Action] = actions.flatMap {
-        case _: CommitInfo => None
-        case p: Protocol => Some(RedirectProtocol.withFeature(p, dropping.mode))
-        case m: Metadata => Some(RedirectProtocol.withProperty(m, dropping))
-        case other => Some(other)
-      }
-      val written = LogCommitter.commitAfter(
-        log,
-        base.getOrElse(LogCommitter.baseAt(log, source.version)),
-        carried,
-        CopyBackOperation,
-        Map(DestinationVersionKey -> k, "destinationOperation" -> operation)
-      )
-      base = Some(written)
-      report.committed(written.readVersion)
-      FaultInjection.step(s"unsetRedirect.afterReplay.$k")
-    }
-    if (lastDestinationData > replayedUpTo) {
-      report.note(
-        s"replayed destination versions ${replayedUpTo + 1} to $lastDestinationData on the source"
-      )
-    }
-  }
-
-  /**
    * DROP-REDIRECT-IN-PROGRESS -> NORMAL: the source takes the destination's protocol and metadata
    * without the redirect.
    */
@@ -396,21 +350,6 @@ final class UnsetRedirect(
     report.note(s"checkpointed the source at version ${snapshot.version}")
   }
 
-  /** The newest destination version an earlier, interrupted run already replayed on the source. */
-  private def lastReplayed(boundary: Long): Option[Long] = {
-    val listing = log.listingFrom(boundary + 1)
-    (boundary + 1 to listing.latestVersion).flatMap { v =>
-      listing.commit(v).toSeq.flatMap(c =>
-        ActionReader.readJsonSelected(log.readFs, c.status, Set("commitInfo"))
-      )
-        .collect {
-          case ci: CommitInfo if ci.operation == CopyBackOperation =>
-            ci.operationParameters.get(DestinationVersionKey)
-        }
-        .flatten.map(_.toLong)
-    }.lastOption
-  }
-
   private def describe(info: RedirectInfo): RedirectResult =
     RedirectResult.describe(ctx, displayName, info)
 
@@ -418,14 +357,5 @@ final class UnsetRedirect(
     RedirectLookup.read(
       ctx.hadoopConf(path),
       path
-    ).getOrElse(throw LifecycleErrors.notADeltaTable(path.toString, s"$name has no Delta log"))
-}
-
-object UnsetRedirect {
-
-  /** The operation of a commit that replays a destination commit on the source. */
-  val CopyBackOperation = "REDIRECT COPY BACK"
-
-  /** Its parameter naming the destination version it replays, so a re-run skips it. */
-  val DestinationVersionKey = "redirectDestinationVersion"
+    ).getOrElse(throw LogErrors.notADeltaTable(path.toString, s"$name has no Delta log"))
 }

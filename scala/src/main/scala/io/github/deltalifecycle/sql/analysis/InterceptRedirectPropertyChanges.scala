@@ -1,7 +1,6 @@
 package io.github.deltalifecycle.sql.analysis
 
-import io.github.deltalifecycle.core.LifecycleErrors
-import io.github.deltalifecycle.features.redirect.RedirectMode
+import io.github.deltalifecycle.features.redirect.{RedirectConfigErrors, RedirectMode}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.commands.ChangeRedirectPropertyCommand
 import org.apache.spark.sql.SparkSession
@@ -44,5 +43,5 @@ case class InterceptRedirectPropertyChanges(spark: SparkSession) extends Rule[Lo
     RedirectMode.all.map(_.property).find(_.equalsIgnoreCase(key)).getOrElse(key)
 
   private def only(keys: Seq[String]): Unit =
-    if (keys.size != 1) throw LifecycleErrors.redirectPropertyNotAlone(keys)
+    if (keys.size != 1) throw RedirectConfigErrors.redirectPropertyNotAlone(keys)
 }

@@ -9,19 +9,34 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
+/**
+ * What DROP FEATURE and DROP FEATURES FOR CLIENT share: DROP FEATURE's result columns, the table
+ * they drop from, and the refresh of the catalog's cached table after a drop.
+ */
+private[commands] trait DropCommand extends LeafRunnableCommand {
+  def table: LifecycleTableRef
+  def dryRun: Boolean
+
+  override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
+
+  /** The table named for a DRY RUN, else its storage for writing (`action`, for a refusal). */
+  protected def tableFor(spark: SparkSession, action: String): LifecycleTableRef =
+    if (dryRun) table else TableStorage.forWriting(spark, table, action)
+
+  protected def refreshCatalog(spark: SparkSession): Unit =
+    table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+}
+
 /** Drops a table feature (fast, or with history truncation), or (DRY RUN) plans the drop. */
 case class DropFeatureCommand(
     table: LifecycleTableRef,
     feature: String,
     truncateHistory: Boolean,
     dryRun: Boolean
-) extends LeafRunnableCommand {
-
-  override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
+) extends DropCommand {
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val target =
-      if (dryRun) table else TableStorage.forWriting(spark, table, s"drop $feature from")
+    val target = tableFor(spark, s"drop $feature from")
     val dropper =
       new DropFeature(spark, TableAccess.log(spark, target), target.catalogTable, table.displayName)
     // One read of the latest version: the drop plans from it, the impact is judged on it.
@@ -29,8 +44,7 @@ case class DropFeatureCommand(
     val r = StatementRouting.refusalsTyped("DROP FEATURE", table) {
       dropper.run(head, feature, truncateHistory, dryRun)
     }
-    if (!dryRun)
-      table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+    if (!dryRun) refreshCatalog(spark)
     Seq(DropFeatureCommand.row(r, DropImpact.of(head.protocol, r.feature), table.displayName))
   }
 }

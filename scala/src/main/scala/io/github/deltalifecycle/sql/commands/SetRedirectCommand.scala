@@ -2,15 +2,17 @@ package io.github.deltalifecycle.sql.commands
 
 import scala.util.Try
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors, TableName}
+import io.github.deltalifecycle.core.{CatalogErrors, DeltaLifecycleException, TableName}
 import io.github.deltalifecycle.features.redirect.{
   NoRedirectRule,
+  RedirectConfigErrors,
   RedirectLookup,
   RedirectMode,
   RedirectRefusal,
   RedirectTarget,
   SetRedirect
 }
+import io.github.deltalifecycle.sql.StatementErrors
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import io.github.deltalifecycle.sql.routing.{CatalogTables, RedirectSession}
 import io.github.deltalifecycle.sql.unitycatalog.{PathOperation, UnityCatalogs}
@@ -36,7 +38,7 @@ case class SetRedirectCommand(
     val target = (location, targetTable) match {
       case (Some(uri), _) =>
         if (uri.trim.isEmpty)
-          throw LifecycleErrors.emptyRedirectLocation(table.displayName)
+          throw RedirectConfigErrors.emptyRedirectLocation(table.displayName)
         RedirectTarget.ToLocation(uri)
       case (_, Some(name)) => tableTarget(spark, name)
       case _ => throw new IllegalStateException("the parser requires a location or a table")
@@ -77,7 +79,7 @@ case class SetRedirectCommand(
       val Seq(catalog, schema, _) = TableName.parts(name)
       UnityCatalogs.client(spark, catalog).filter(_.mayCreateTableIn(schema).contains(false))
         .foreach { uc =>
-          throw LifecycleErrors.catalogSchemaPrivilegeMissing(
+          throw CatalogErrors.catalogSchemaPrivilegeMissing(
             Operation,
             table.displayName,
             name,
@@ -101,14 +103,14 @@ case class SetRedirectCommand(
       case Seq(catalog, schema, t)
           if !catalog.equalsIgnoreCase(SparkInternals.SessionCatalogName) =>
         val uc = UnityCatalogs.client(spark, catalog).getOrElse(
-          throw LifecycleErrors.notSessionCatalogTable(TableName.sql(name))
+          throw StatementErrors.notSessionCatalogTable(TableName.sql(name))
         )
         val qualified = TableName.sql(name)
         val registered = uc.table(name.mkString("."))
         val location = targetLocation
           .orElse(registered.flatMap(r => Option(r.get("storage_location")).map(_.asText)))
           .orElse(uc.storageRoot(catalog, schema).map(_.stripSuffix("/") + "/" + t))
-          .getOrElse(throw LifecycleErrors.redirectTargetNeedsLocation(qualified))
+          .getOrElse(throw RedirectConfigErrors.redirectTargetNeedsLocation(qualified))
         target(spark, qualified, location, registered.isDefined, unityCatalog = true)
       case _ =>
         val ident = name match {
@@ -116,7 +118,7 @@ case class SetRedirectCommand(
             TableIdentifier(t, Some(SparkInternals.currentNamespace(spark).mkString(".")))
           case Seq(db, t) => TableIdentifier(t, Some(db))
           case Seq(_, db, t) => TableIdentifier(t, Some(db))
-          case _ => throw LifecycleErrors.notSessionCatalogTable(TableName.sql(name))
+          case _ => throw StatementErrors.notSessionCatalogTable(TableName.sql(name))
         }
         val qualified = TableName.sql(ident.database.toSeq :+ ident.table)
         val catalog = SparkInternals.sessionCatalog(spark)

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.resolution
 
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.core.{LifecycleErrors, Locations, TableName}
+import io.github.deltalifecycle.core.{Locations, TableName}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
@@ -14,7 +14,7 @@ import org.apache.spark.sql.catalyst.analysis.{
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
-import io.github.deltalifecycle.sql.RoutingCatalog
+import io.github.deltalifecycle.sql.{RoutingCatalog, StatementErrors}
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
@@ -40,7 +40,7 @@ object LifecycleTableRef {
 
   def resolve(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = nameParts match {
     case Seq(_, location) if isPathName(nameParts) =>
-      val path = Locations.parse(location)(LifecycleErrors.invalidTablePath(location, _))
+      val path = Locations.parse(location)(StatementErrors.invalidTablePath(location, _))
       LifecycleTableRef(path, TableName.ofPath(location), None)
     case _ => resolveInCatalog(spark, nameParts)
   }
@@ -58,7 +58,7 @@ object LifecycleTableRef {
   // only Spark 4 makes a NoSuchNamespaceException.
   private def notFound(displayName: String): PartialFunction[Throwable, Nothing] = {
     case _: NoSuchTableException | _: NoSuchNamespaceException | _: NoSuchDatabaseException =>
-      throw LifecycleErrors.tableNotFound(displayName)
+      throw StatementErrors.tableNotFound(displayName)
   }
 
   private def resolveInCatalog(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = {
@@ -72,19 +72,19 @@ object LifecycleTableRef {
       val ident = rest match {
         case Seq(t) => TableIdentifier(t)
         case Seq(db, t) => TableIdentifier(t, Some(db))
-        case _ => throw LifecycleErrors.tableNotFound(displayName)
+        case _ => throw StatementErrors.tableNotFound(displayName)
       }
       val table =
         try SparkInternals.sessionCatalog(spark).getTableMetadata(ident)
         catch notFound(displayName)
       val provider = table.provider.getOrElse("")
       if (!provider.equalsIgnoreCase("delta"))
-        throw LifecycleErrors.notDeltaProvider(displayName, provider)
+        throw StatementErrors.notDeltaProvider(displayName, provider)
       LifecycleTableRef(new Path(table.location), displayName, Some(table), Some(catalogName))
     } else {
       val catalog = SparkInternals.catalog(spark, catalogName) match {
         case t: TableCatalog => t
-        case _ => throw LifecycleErrors.tableNotFound(displayName)
+        case _ => throw StatementErrors.tableNotFound(displayName)
       }
       val namespace =
         if (rest.size > 1) rest.init.toArray else SparkInternals.currentNamespace(spark)
@@ -105,10 +105,10 @@ object LifecycleTableRef {
       val props = table.properties().asScala
       val provider = props.getOrElse(TableCatalog.PROP_PROVIDER, "")
       if (!provider.equalsIgnoreCase("delta"))
-        throw LifecycleErrors.notDeltaProvider(displayName, provider)
+        throw StatementErrors.notDeltaProvider(displayName, provider)
       val location = props.getOrElse(
         TableCatalog.PROP_LOCATION,
-        throw LifecycleErrors.tableNotFound(displayName)
+        throw StatementErrors.tableNotFound(displayName)
       )
       LifecycleTableRef(new Path(location), displayName, None, Some(catalog.name()))
     }

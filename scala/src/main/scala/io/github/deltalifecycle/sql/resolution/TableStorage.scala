@@ -2,8 +2,9 @@ package io.github.deltalifecycle.sql.resolution
 
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.deltalifecycle.core.{LifecycleErrors, TableLog, TableName}
+import io.github.deltalifecycle.core.{CatalogErrors, TableLog, TableName}
 import io.github.deltalifecycle.features.redirect.StorageAccess
+import io.github.deltalifecycle.sql.StatementErrors
 import io.github.deltalifecycle.sql.unitycatalog.{
   PathOperation,
   UnityCatalogClient,
@@ -66,7 +67,7 @@ object TableStorage {
         try uc.tableCredentials(id, table.path.toString, write = true, sessionConf(spark))
         catch {
           case r: UnityCatalogRefusal =>
-            throw LifecycleErrors.catalogPrivilegeMissing(
+            throw CatalogErrors.catalogPrivilegeMissing(
               operation,
               table.displayName,
               uc.catalogName,
@@ -135,7 +136,7 @@ object TableStorage {
   private def tableId(uc: UnityCatalogClient, entry: CatalogTable, displayName: String): String = {
     val parts = uc.catalogName +: entry.identifier.database.toSeq :+ entry.identifier.table
     uc.table(parts.mkString(".")).flatMap(t => Option(t.get("table_id"))).map(_.asText)
-      .getOrElse(throw LifecycleErrors.tableNotFound(displayName))
+      .getOrElse(throw StatementErrors.tableNotFound(displayName))
   }
 
   /**
@@ -208,7 +209,7 @@ object TableStorage {
     try uc.pathCredentials(path.toString, pathOperation, sessionConf(spark))
     catch {
       case r: UnityCatalogRefusal =>
-        throw LifecycleErrors.catalogPathDenied(
+        throw CatalogErrors.catalogPathDenied(
           operation,
           table.displayName,
           path.toString,

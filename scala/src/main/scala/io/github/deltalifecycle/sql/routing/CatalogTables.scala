@@ -4,7 +4,7 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.DynamicVariable
 
-import io.github.deltalifecycle.core.{LifecycleErrors, TableName}
+import io.github.deltalifecycle.core.TableName
 import io.github.deltalifecycle.features.redirect.{Access, Route}
 import io.github.deltalifecycle.sql.{LifecycleCatalog, RoutingCatalog}
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
@@ -138,14 +138,14 @@ object CatalogTables {
     SparkInternals.catalog(spark, name) match {
       case _: LifecycleCatalog | _: RoutingCatalog =>
       case plugin if name.equalsIgnoreCase(SparkInternals.SessionCatalogName) =>
-        throw LifecycleErrors.sessionCatalogNotRouted(
+        throw RoutingErrors.sessionCatalogNotRouted(
           operation,
           table.displayName,
           plugin.getClass.getName,
           classOf[LifecycleCatalog].getName
         )
       case plugin =>
-        throw LifecycleErrors.catalogNotRouted(
+        throw RoutingErrors.catalogNotRouted(
           operation,
           table.displayName,
           plugin.name(),

@@ -3,7 +3,7 @@ package io.github.deltalifecycle.sql.routing
 import scala.annotation.nowarn
 import scala.util.Try
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors, TableName}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, TableName}
 import io.github.deltalifecycle.features.redirect.Access
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.hadoop.fs.Path
@@ -81,7 +81,7 @@ object DeltaTableRouting {
     val builder: Seq[Expression] => Expression = {
       case Seq(e) if e.foldable && e.dataType == StringType && e.eval() != null =>
         Literal(answer(SparkSession.active, e.eval().toString))
-      case _ => throw LifecycleErrors.routingFunctionArgument(name, argument)
+      case _ => throw RoutingErrors.routingFunctionArgument(name, argument)
     }
     (FunctionIdentifier(name), info, builder)
   }

@@ -4,7 +4,7 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors, TableLog, TableName}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, LogErrors, TableLog, TableName}
 import io.github.deltalifecycle.features.redirect.{
   Access,
   RedirectConfig,
@@ -69,7 +69,7 @@ object SessionRouting extends Logging {
   private def underPolicy[T](path: Path, fallback: T)(body: => T): T =
     try body
     catch {
-      case e: DeltaLifecycleException if e.condition != LifecycleErrors.StorageAccessDenied =>
+      case e: DeltaLifecycleException if e.condition != LogErrors.StorageAccessDenied =>
         throw e
       case NonFatal(e) =>
         warnOnce(path, e)

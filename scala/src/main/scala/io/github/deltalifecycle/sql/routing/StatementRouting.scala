@@ -1,6 +1,5 @@
 package io.github.deltalifecycle.sql.routing
 
-import io.github.deltalifecycle.core.LifecycleErrors
 import io.github.deltalifecycle.features.redirect.{Access, RedirectMode}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.SparkSession
@@ -32,6 +31,6 @@ object StatementRouting {
       case e: DeltaUnsupportedTableFeatureException
           if RedirectMode.featureNames.exists(f => String.valueOf(e.getMessage).contains(f)) =>
         val named = RedirectMode.featureNames.filter(f => e.getMessage.contains(f)).toSeq.sorted
-        throw LifecycleErrors.redirectBlocksDeltaSpark(statement, table.displayName, named, e)
+        throw RoutingErrors.redirectBlocksDeltaSpark(statement, table.displayName, named, e)
     }
 }

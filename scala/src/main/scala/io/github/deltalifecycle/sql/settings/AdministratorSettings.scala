@@ -1,6 +1,7 @@
 package io.github.deltalifecycle.sql.settings
 
-import io.github.deltalifecycle.core.{LifecycleErrors, MaintenancePolicy}
+import io.github.deltalifecycle.core.MaintenancePolicy
+import io.github.deltalifecycle.sql.StatementErrors
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
@@ -52,7 +53,7 @@ object AdministratorSettings {
   def catalogManagedMaintenance(spark: SparkSession): MaintenancePolicy =
     value(spark, CatalogManagedMaintenance).filter(_.trim.nonEmpty).fold(MaintenancePolicy.Default)(
       v =>
-        MaintenancePolicy.parse(v).getOrElse(throw LifecycleErrors.unknownSettingValue(
+        MaintenancePolicy.parse(v).getOrElse(throw StatementErrors.unknownSettingValue(
           CatalogManagedMaintenance,
           v,
           MaintenancePolicy.all.map(_.name)

@@ -1,6 +1,7 @@
 package io.github.deltalifecycle.sql.settings
 
-import io.github.deltalifecycle.core.{FaultInjection, LifecycleErrors}
+import io.github.deltalifecycle.core.FaultInjection
+import io.github.deltalifecycle.sql.StatementErrors
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.command.SetCommand
 
@@ -18,10 +19,10 @@ object SettingsGuard {
 
   def checkSettable(key: String): Unit = {
     if (AdministratorSettings.Keys.contains(key)) {
-      throw LifecycleErrors.administratorSetting(key)
+      throw StatementErrors.administratorSetting(key)
     }
     if (FaultInjection.Keys.contains(key) && !FaultInjection.inTestJvm) {
-      throw LifecycleErrors.testSwitchUnavailable(key, FaultInjection.TestingProperty)
+      throw StatementErrors.testSwitchUnavailable(key, FaultInjection.TestingProperty)
     }
   }
 }

@@ -2,8 +2,9 @@ package io.github.deltalifecycle.sql.streaming
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors}
+import io.github.deltalifecycle.core.DeltaLifecycleException
 import io.github.deltalifecycle.features.redirect.RedirectMode
+import io.github.deltalifecycle.sql.routing.RoutingErrors
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{Dataset, SparkSession}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
@@ -56,7 +57,7 @@ object ForeachBatchRedirects extends Logging {
       .map(e => String.valueOf(e.getMessage))
       .find(racedRedirect).map { message =>
         val lines = message.linesIterator.map(_.trim).toSeq
-        LifecycleErrors.streamBatchRacedRedirect(
+        RoutingErrors.streamBatchRacedRedirect(
           StreamRouting.queryId(SparkSession.active),
           batchId,
           lines.find(racedRedirect).getOrElse(lines.headOption.getOrElse("")),

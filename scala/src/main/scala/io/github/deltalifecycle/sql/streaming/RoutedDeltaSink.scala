@@ -2,7 +2,8 @@ package io.github.deltalifecycle.sql.streaming
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, LifecycleErrors}
+import io.github.deltalifecycle.core.DeltaLifecycleException
+import io.github.deltalifecycle.sql.routing.RoutingErrors
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, SQLContext, SparkSession}
 import org.apache.spark.sql.delta.DeltaOptions
@@ -61,7 +62,7 @@ final class RoutedDeltaSink(
       StreamRouting.writeTarget(spark, table) match {
         case Right(target) => return target
         case Left(inProgress) if System.nanoTime() > deadline =>
-          throw LifecycleErrors.streamRedirectWait(
+          throw RoutingErrors.streamRedirectWait(
             table.name,
             inProgress.state,
             queryId,
@@ -114,7 +115,7 @@ final class RoutedDeltaSink(
       val state = StreamRouting.stateOf(spark, table)
       val moved = !StreamRouting.sameLocation(spark, next, target.location)
       if (moved || state != "NORMAL" && state != "READY") {
-        Some(LifecycleErrors.streamRedirectChanged(
+        Some(RoutingErrors.streamRedirectChanged(
           table.name,
           state,
           queryId,
