@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import io.github.deltalifecycle.core.TableName
 import io.github.deltalifecycle.features.redirect.{Access, Route}
 import io.github.deltalifecycle.shims.{CatalogForwarding, CatalogOwnedShim}
-import io.github.deltalifecycle.sql.routing.{CatalogTables, RoutingErrors}
+import io.github.deltalifecycle.sql.routing.{CatalogTables, RouteErrors}
 import io.github.deltalifecycle.sql.unitycatalog.UnityCatalogs
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog._
@@ -49,7 +49,7 @@ class RoutingCatalog
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     val delegateClass = Option(options.get(RoutingCatalog.DelegateOption)).map(_.trim)
       .getOrElse("")
-    def noDelegate = RoutingErrors.routingCatalogWithoutDelegate(
+    def noDelegate = RouteErrors.routingCatalogWithoutDelegate(
       name,
       RoutingCatalog.delegateSetting(name),
       delegateClass

@@ -8,7 +8,7 @@ import io.github.deltalifecycle.features.compatibility.ClientErrors
 import io.github.deltalifecycle.features.dropfeature.DropFeatureErrors
 import io.github.deltalifecycle.features.redirect.{RedirectConfigErrors, RedirectErrors}
 import io.github.deltalifecycle.sql.StatementErrors
-import io.github.deltalifecycle.sql.routing.RoutingErrors
+import io.github.deltalifecycle.sql.routing.RouteErrors
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -50,7 +50,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
     ClientErrors,
     RedirectConfigErrors,
     RedirectErrors,
-    RoutingErrors,
+    RouteErrors,
     StatementErrors
   )
 

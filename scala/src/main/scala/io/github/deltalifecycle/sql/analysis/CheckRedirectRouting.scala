@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.features.redirect.{RedirectConfig, RedirectState}
 import io.github.deltalifecycle.sql.LifecycleCatalog
-import io.github.deltalifecycle.sql.routing.{RedirectSession, RoutingErrors}
+import io.github.deltalifecycle.sql.routing.{RedirectSession, RouteErrors}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.ResolvedTable
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -54,7 +54,7 @@ case class CheckRedirectRouting(spark: SparkSession) extends Rule[LogicalPlan] {
     RedirectConfig.fromMetadata(metadata, path).foreach { c =>
       val staleHere = !c.isDestinationMarker && c.state != RedirectState.EnableInProgress
       val appReadsSource = c.ruleFor(RedirectSession.appName(spark)).isDefined
-      if (staleHere && !appReadsSource) throw RoutingErrors.redirectNotRouted(
+      if (staleHere && !appReadsSource) throw RouteErrors.redirectNotRouted(
         path,
         c.state.name,
         classOf[LifecycleCatalog].getName

@@ -138,14 +138,14 @@ object CatalogTables {
     SparkInternals.catalog(spark, name) match {
       case _: LifecycleCatalog | _: RoutingCatalog =>
       case plugin if name.equalsIgnoreCase(SparkInternals.SessionCatalogName) =>
-        throw RoutingErrors.sessionCatalogNotRouted(
+        throw RouteErrors.sessionCatalogNotRouted(
           operation,
           table.displayName,
           plugin.getClass.getName,
           classOf[LifecycleCatalog].getName
         )
       case plugin =>
-        throw RoutingErrors.catalogNotRouted(
+        throw RouteErrors.catalogNotRouted(
           operation,
           table.displayName,
           plugin.name(),

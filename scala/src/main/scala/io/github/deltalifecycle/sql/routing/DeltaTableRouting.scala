@@ -81,7 +81,7 @@ object DeltaTableRouting {
     val builder: Seq[Expression] => Expression = {
       case Seq(e) if e.foldable && e.dataType == StringType && e.eval() != null =>
         Literal(answer(SparkSession.active, e.eval().toString))
-      case _ => throw RoutingErrors.routingFunctionArgument(name, argument)
+      case _ => throw RouteErrors.routingFunctionArgument(name, argument)
     }
     (FunctionIdentifier(name), info, builder)
   }

@@ -31,6 +31,6 @@ object StatementRouting {
       case e: DeltaUnsupportedTableFeatureException
           if RedirectMode.featureNames.exists(f => String.valueOf(e.getMessage).contains(f)) =>
         val named = RedirectMode.featureNames.filter(f => e.getMessage.contains(f)).toSeq.sorted
-        throw RoutingErrors.redirectBlocksDeltaSpark(statement, table.displayName, named, e)
+        throw RouteErrors.redirectBlocksDeltaSpark(statement, table.displayName, named, e)
     }
 }

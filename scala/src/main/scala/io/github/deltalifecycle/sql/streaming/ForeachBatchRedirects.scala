@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.core.DeltaLifecycleException
 import io.github.deltalifecycle.features.redirect.RedirectMode
-import io.github.deltalifecycle.sql.routing.RoutingErrors
+import io.github.deltalifecycle.sql.routing.RouteErrors
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{Dataset, SparkSession}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
@@ -57,7 +57,7 @@ object ForeachBatchRedirects extends Logging {
       .map(e => String.valueOf(e.getMessage))
       .find(racedRedirect).map { message =>
         val lines = message.linesIterator.map(_.trim).toSeq
-        RoutingErrors.streamBatchRacedRedirect(
+        RouteErrors.streamBatchRacedRedirect(
           StreamRouting.queryId(SparkSession.active),
           batchId,
           lines.find(racedRedirect).getOrElse(lines.headOption.getOrElse("")),

@@ -3,7 +3,7 @@ package io.github.deltalifecycle.sql.streaming
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.sql.routing.RoutingErrors
+import io.github.deltalifecycle.sql.routing.RouteErrors
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, SQLContext, SparkSession}
 import org.apache.spark.sql.delta.DeltaOptions
@@ -62,7 +62,7 @@ final class RoutedDeltaSink(
       StreamRouting.writeTarget(spark, table) match {
         case Right(target) => return target
         case Left(inProgress) if System.nanoTime() > deadline =>
-          throw RoutingErrors.streamRedirectWait(
+          throw RouteErrors.streamRedirectWait(
             table.name,
             inProgress.state,
             queryId,
@@ -115,7 +115,7 @@ final class RoutedDeltaSink(
       val state = StreamRouting.stateOf(spark, table)
       val moved = !StreamRouting.sameLocation(spark, next, target.location)
       if (moved || state != "NORMAL" && state != "READY") {
-        Some(RoutingErrors.streamRedirectChanged(
+        Some(RouteErrors.streamRedirectChanged(
           table.name,
           state,
           queryId,

@@ -8,7 +8,7 @@ import io.github.deltalifecycle.core.LifecycleErrorConditions.InvalidArgument
  * The errors of routing statements and streams through redirects: a catalog or function that cannot
  * route, a table its catalog does not route, a stream whose redirect changed under it.
  */
-object RoutingErrors {
+object RouteErrors {
 
   /** A [[io.github.deltalifecycle.sql.RoutingCatalog]] whose `setting` names no catalog class. */
   def routingCatalogWithoutDelegate(
