@@ -27,7 +27,7 @@ from typing import Any, Dict, List
 ROOT = Path(__file__).resolve().parent
 sys.path.append(str(ROOT.parent / "tests"))
 
-from spark_sessions import SessionSpec, preamble  # noqa: E402
+from spark_sessions import SMALL_LOCAL_SESSION, preamble  # noqa: E402
 
 WORK = ROOT / "work" / "drop-feature"
 RESULTS = ROOT / "results"
@@ -35,21 +35,12 @@ FILES = 1000
 ROWS_PER_FILE = 100
 FILES_WITH_DVS = 100
 
-#: The session of either client: this project's, or stock delta-spark's.
-SESSION = SessionSpec(
-    conf={
-        "spark.ui.enabled": "false",
-        "spark.sql.shuffle.partitions": "2",
-        "spark.databricks.delta.snapshotPartitions": "2",
-    },
-    log_level="ERROR",
-)
 
 WORKER = r"""
 import json, sys, time
 
 mode, spec = sys.argv[1], json.loads(sys.argv[2])
-""" + preamble(SESSION, extension='mode == "delta-lifecycle"') + r"""
+""" + preamble(SMALL_LOCAL_SESSION, extension='mode == "delta-lifecycle"') + r"""
 
 def protocol_features(path):
     detail = spark.sql(f"DESCRIBE DETAIL delta.`{path}`").collect()[0]

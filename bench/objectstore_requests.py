@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
 sys.path.append(str(REPO / "tests"))
 
-from spark_sessions import SessionSpec, start_session  # noqa: E402
+from spark_sessions import SMALL_LOCAL_SESSION, start_session  # noqa: E402
 
 WORK = ROOT / "work" / "objectstore"
 RESULTS = ROOT / "results"
@@ -85,15 +85,6 @@ BYTE_COUNTERS = {"bytes_read": "stream_read_bytes", "bytes_written": "object_put
                  "all_requests": "audit_request_execution"}
 
 ENGINES = ("delta-lifecycle", "stock")
-#: The sessions of both engines, and the stock one that builds the tables: small local Spark.
-SMALL_SESSION = SessionSpec(
-    conf={
-        "spark.ui.enabled": "false",
-        "spark.sql.shuffle.partitions": "2",
-        "spark.databricks.delta.snapshotPartitions": "2",
-    },
-    log_level="ERROR",
-)
 SETUPS = {
     "default": {},
     "fast-listfrom": {"spark.hadoop.delta.enableFastS3AListFrom": "true"},
@@ -124,7 +115,7 @@ def build_tables(lengths: List[int]) -> None:
 def build_worker(lengths: List[int]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    spark = start_session(SMALL_SESSION.updated(extension=False))
+    spark = start_session(SMALL_LOCAL_SESSION.updated(extension=False))
     jvm = spark._jvm
     none = jvm.scala.Option.empty()
     DeltaLog = jvm.org.apache.spark.sql.delta.DeltaLog
@@ -242,7 +233,7 @@ def reset(store: Any, local: Path, bucket: str, prefix: str) -> int:
 
 
 def measure_worker(engine: str, spec: Dict[str, Any]) -> None:
-    spark = start_session(SMALL_SESSION.updated(
+    spark = start_session(SMALL_LOCAL_SESSION.updated(
         conf={
             "spark.sql.warehouse.dir": spec["warehouse"],
             "spark.ui.showConsoleProgress": "false",

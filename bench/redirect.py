@@ -36,7 +36,7 @@ from typing import Any, Dict, List
 ROOT = Path(__file__).resolve().parent
 sys.path.append(str(ROOT.parent / "tests"))
 
-from spark_sessions import SessionSpec, preamble  # noqa: E402
+from spark_sessions import SMALL_LOCAL_SESSION, preamble  # noqa: E402
 
 WORK = ROOT / "work" / "redirect"
 RESULTS = ROOT / "results"
@@ -46,23 +46,13 @@ TAIL_COMMITS = 60
 
 QUERY = "SELECT count(*) AS n, sum(id) AS s FROM {table} WHERE id % 7 = 0"
 
-#: Either client's session (its warehouse comes with the run): stock delta-spark's or this
-#: project's.
-SESSION = SessionSpec(
-    conf={
-        "spark.ui.enabled": "false",
-        "spark.sql.shuffle.partitions": "2",
-        "spark.databricks.delta.snapshotPartitions": "2",
-    },
-    log_level="ERROR",
-)
 
 WORKER = r"""
 import json, sys, time
 
 mode, spec = sys.argv[1], json.loads(sys.argv[2])
 """ + preamble(
-    SESSION,
+    SMALL_LOCAL_SESSION,
     extension='mode != "stock"',
     conf='{"spark.sql.warehouse.dir": spec["warehouse"]}',
 ) + r"""

@@ -119,6 +119,18 @@ class SessionSpec:
         return cls(**{**fields, "packages": tuple(fields["packages"])})
 
 
+#: Small, quiet local Spark for a benchmark's sessions of either engine (``extension`` says
+#: which): two shuffle and snapshot partitions, no UI, errors only.
+SMALL_LOCAL_SESSION = SessionSpec(
+    conf={
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.databricks.delta.snapshotPartitions": "2",
+    },
+    log_level="ERROR",
+)
+
+
 def fresh_builder(
     conf: Optional[Mapping[str, str]] = None,
     master: Optional[str] = None,
