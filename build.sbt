@@ -88,22 +88,26 @@ val testJvms: Int = sys.env.get("DELTA_LIFECYCLE_TEST_JVMS").filter(_.nonEmpty).
  * least work so far, so that the JVMs finish together.
  */
 val suiteWeights: Map[String, Int] = Map(
-  "DropFeatureSuite" -> 275,
-  "ConformanceSuite" -> 245,
-  "CompactLogSuite" -> 90,
-  "CleanLogSuite" -> 45,
-  "RedirectSuite" -> 45,
+  "ConformanceSuite" -> 453,
+  "DropFeatureSuite" -> 420,
+  "FileStateSuite" -> 414,
+  "CompactLogSuite" -> 111,
+  "CleanLogSuite" -> 67,
+  "RedirectSuite" -> 56,
+  "StreamingRedirectSuite" -> 47,
+  "LogMaintenancePolicySuite" -> 45,
   "SessionRoutingSuite" -> 40,
-  "LogMaintenancePolicySuite" -> 38,
-  "StreamingRedirectSuite" -> 34,
-  "CompatibilityStatementsSuite" -> 24,
-  "RedirectLookupSuite" -> 21,
-  "BulkDeleteSuite" -> 18,
-  "UnsetRedirectReplaySuite" -> 16,
-  "StatementRoutingSuite" -> 11,
-  "CompactionReadSuite" -> 8,
-  "DescribeProtocolHistorySuite" -> 6,
-  "CheckpointFallbackSuite" -> 6
+  "CompatibilityStatementsSuite" -> 28,
+  "BulkDeleteSuite" -> 25,
+  "UnsetRedirectReplaySuite" -> 23,
+  "RedirectLookupSuite" -> 22,
+  "CompactionReadSuite" -> 11,
+  "StatementRoutingSuite" -> 10,
+  "DescribeProtocolHistorySuite" -> 10,
+  "CheckpointFallbackSuite" -> 7,
+  "LogCommitterSuite" -> 6,
+  "CoordinatedTableSuite" -> 6,
+  "SharedSessionPolicySuite" -> 5
 )
 
 def testJvmGroups(tests: Seq[TestDefinition], options: ForkOptions): Seq[Tests.Group] = {
