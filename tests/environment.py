@@ -60,7 +60,14 @@ if "PYTEST_XDIST_WORKER" not in os.environ:
     # The controller (or a run without workers) makes the class-data archive before any test
     # JVM starts; the workers it starts then find it.
     ensure_archive(_executor_args + (_submit_args or "pyspark-shell"))
-_driver_options = " ".join(o for o in (TEST_JVM_OPTION, jvm_archive_options()) if o)
+#: The JIT of the test JVMs: C1 only. Two thirds of a test session's start went to the JIT, most
+#: of it C2 compiling code that the tests' small tables never run long enough to pay back;
+#: results do not depend on it. ``DELTA_LIFECYCLE_TEST_JIT`` replaces it ("" for the JVM's
+#: default, tiered up to C2).
+TEST_JIT_OPTIONS = os.environ.get("DELTA_LIFECYCLE_TEST_JIT", "-XX:TieredStopAtLevel=1")
+_driver_options = " ".join(
+    o for o in (TEST_JVM_OPTION, TEST_JIT_OPTIONS, jvm_archive_options()) if o
+)
 _TEST_SUBMIT_ARGS = (
     f"--conf {shlex.quote('spark.driver.defaultJavaOptions=' + _driver_options)} "
     + _executor_args

@@ -4,7 +4,7 @@ import scala.util.Try
 
 import io.github.deltalifecycle.{LifecycleSparkSession, SharedTestData}
 import io.github.deltalifecycle.features.compaction.LogCompaction
-import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.delta.{DeltaLog, Snapshot}
 import org.apache.spark.sql.functions.col
 import org.scalatest.funsuite.AnyFunSuite
@@ -28,32 +28,29 @@ class FileStateSuite extends AnyFunSuite with LifecycleSparkSession {
       tombstones: Set[FileKey]
   )
 
+  /** The key of a row whose first two columns are a file's path and deletion vector. */
+  private def keyOf(keys: FileKeys)(r: Row): FileKey = {
+    val dv = Option(r.getStruct(1)).map(d =>
+      d.getString(0) + d.getString(1) + Option(d.get(2)).fold("")("@" + _)
+    )
+    FileKey(keys.canonicalPath(r.getString(0)), dv)
+  }
+
   private def keysOf(df: DataFrame, keys: FileKeys, c: String): Set[FileKey] =
-    df.select(col(s"$c.path"), col(s"$c.deletionVector")).collect().map { r =>
-      val dv = Option(r.getStruct(1)).map(d =>
-        d.getString(0) + d.getString(1) + Option(d.get(2)).fold("")("@" + _)
-      )
-      FileKey(keys.canonicalPath(r.getString(0)), dv)
-    }.toSet
+    df.select(col(s"$c.path"), col(s"$c.deletionVector")).collect().map(keyOf(keys)).toSet
 
   private def minRetention(snapshot: Snapshot): Long =
     snapshot.deltaLog.clock.getTimeMillis() - DeltaLog.tombstoneRetentionMillis(snapshot.metadata)
 
+  /** delta-spark's figures, from one collect of its files and one of its tombstones. */
   private def expected(snapshot: Snapshot, keys: FileKeys): Figures = {
-    val files = snapshot.allFiles.toDF()
-    val tombstones = snapshot.tombstones.toDF()
+    val files = snapshot.allFiles.toDF().select("path", "deletionVector", "size").collect()
+    val tombstones = snapshot.tombstones.toDF().select("path", "deletionVector").collect()
     Figures(
-      keysOf(files.select(org.apache.spark.sql.functions.struct("*").as("add")), keys, "add"),
-      files.agg(org.apache.spark.sql.functions.sum("size")).head().getAs[Any](0) match {
-        case null => 0L
-        case n: Long => n
-      },
-      files.where(col("deletionVector").isNotNull).count(),
-      keysOf(
-        tombstones.select(org.apache.spark.sql.functions.struct("*").as("remove")),
-        keys,
-        "remove"
-      )
+      files.map(keyOf(keys)).toSet,
+      files.map(_.getLong(2)).sum,
+      files.count(!_.isNullAt(1)).toLong,
+      tombstones.map(keyOf(keys)).toSet
     )
   }
 
@@ -81,7 +78,12 @@ class FileStateSuite extends AnyFunSuite with LifecycleSparkSession {
     val snapshot = deltaLog.getSnapshotAt(version)
     val log = TableLog.forPath(spark.sessionState.newHadoopConf(), path)
     val reference = expected(snapshot, new FileKeys(log.fs, log.tablePath))
-    for ((how, bytes) <- Seq("on the driver" -> FileState.DriverTailBytes, "in a job" -> 0L)) {
+    // FileState reconciles on the driver only a tail after a checkpoint; without either, both
+    // ways run the same job on the same segment, so that job is checked once.
+    val (segment, _) = log.readableSegment(version, log.listingFor(version))
+    val driverWay = segment.checkpoint.isDefined && segment.commits.nonEmpty
+    val ways = Seq("on the driver" -> FileState.DriverTailBytes, "in a job" -> 0L)
+    for ((how, bytes) <- if (driverWay) ways else ways.takeRight(1)) {
       withClue(s"version $version, tail reconciled $how: ") {
         assert(actual(log, version, bytes, minRetention(snapshot)) === reference)
       }
