@@ -11,8 +11,7 @@ import io.github.deltalifecycle.core.{
 }
 import org.apache.hadoop.fs.Path
 import org.apache.spark.rdd.RDD
-import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
-import org.apache.spark.sql.delta.actions.DeletionVectorDescriptor
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.delta.util.FileNames
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
@@ -63,17 +62,24 @@ object ReferencedFiles {
       (if (withDv) Seq(StructField("deletionVector", dvType)) else Nil)
   )
 
-  /** The columns of an action line (commit, checkpoint or sidecar) this reader needs. */
-  private val actionSchema = StructType(Seq(
+  private val sidecarColumn =
+    StructField("sidecar", StructType(Seq(StructField("path", StringType))))
+
+  /** The columns of a commit line this reader needs. */
+  private val commitSchema = StructType(Seq(
     StructField("add", fileAction(withDv = true)),
     StructField("remove", fileAction(withDv = true)),
-    StructField("cdc", fileAction(withDv = false)),
-    StructField("sidecar", StructType(Seq(StructField("path", StringType))))
+    StructField("cdc", fileAction(withDv = false))
   ))
 
-  private val Add = 1
-  private val Remove = 0
-  private val Cdc = 2
+  /**
+   * The columns of a checkpoint's (or sidecar's) row this reader needs: its adds (its removes are
+   * of versions before it, which no retained version reads) and the sidecars it names.
+   */
+  private val checkpointSchema =
+    StructType(Seq(StructField("add", fileAction(withDv = true)), sidecarColumn))
+
+  import PathHistory.{Add, Cdc, Remove}
 
   /**
    * The referenced files of the table at `root` (qualified) for the versions up to `upTo`, one row
@@ -105,23 +111,16 @@ object ReferencedFiles {
     val checkpoint =
       if (after.isDefined || (upToListing.commit(0).isDefined && base == 0)) None
       else upToListing.checkpoints.find(_.version == base)
-    val commitPaths =
-      upToListing.commits.filter(_.version >= base).map(_.status.getPath.toString)
-    val fromCommits =
-      if (commitPaths.isEmpty) None
-      else Some(actions(
-        read(spark, options, commitPaths, json = true),
-        regexp_extract(col("_metadata.file_name"), "^0*(\\d+)\\.json$", 1).cast(LongType)
-      ))
+    val commits = upToListing.commits.filter(_.version >= base)
     val checkpointed =
       checkpoint.map(c => checkpointRows(spark, storage, options, upToListing.logPath, c))
     val checkpointAdds: Option[DataFrame] = for {
       c <- checkpoint
       (rows, _) <- checkpointed
-    } yield actions(rows.where(col("add").isNotNull), lit(c.version))
-    if (checkpoint.isEmpty && fromCommits.isEmpty) return spark.sparkContext.emptyRDD
+    } yield addsOf(rows, c.version)
+    if (checkpoint.isEmpty && commits.isEmpty) return spark.sparkContext.emptyRDD
     // The copy caches this list (TableCopy), so its partitions hold a bounded number of files.
-    val commitBytes = upToListing.commits.filter(_.version >= base).map(_.status.getLen).sum
+    val commitBytes = commits.map(_.status.getLen).sum
     val partitions = math.max(
       spark.sparkContext.defaultParallelism,
       FilePartitions.partitionsFor(
@@ -133,21 +132,26 @@ object ReferencedFiles {
       )
     )
     val rootString = root.toString
-    val files: RDD[Either[Long, CopyFile]] = fromCommits match {
-      case Some(commits) if checkpoint.isDefined && commitBytes > FileState.DriverTailBytes =>
-        merged(rootString, (checkpointAdds.toSeq :+ commits).reduce(_ unionByName _), partitions)
-      case _ =>
-        // A checkpoint is reconciled already, and the commits after it are few: their rows are
-        // merged per path on the driver, and one pass over the checkpoint merges each of its adds
-        // with what the commits say of the same path.
-        val root = new Path(rootString)
-        val tail = fromCommits.toSeq.flatMap(_.collect())
-          .groupBy(_.getAs[String]("path"))
-          .map { case (path, rows) => path -> rows.map(PathHistory.of(root, _)).reduce(_ merge _) }
+    val files: RDD[Either[Long, CopyFile]] =
+      if (commitBytes > FileState.DriverTailBytes) {
+        val fromCommits = actions(
+          read(spark, options, commits.map(_.status.getPath.toString), commitSchema, json = true),
+          regexp_extract(col("_metadata.file_name"), "^0*(\\d+)\\.json$", 1).cast(LongType)
+        )
+        merged(
+          rootString,
+          (checkpointAdds.toSeq :+ fromCommits).reduce(_ unionByName _),
+          partitions
+        )
+      } else {
+        // A checkpoint is reconciled already, and the commits after it are few: the driver reads
+        // them and merges their actions per path, and one pass over the checkpoint merges each of
+        // its adds with what the commits say of the same path.
+        val tail = PathHistory.ofCommits(storage.conf(root), root, commits)
         val fromTail = spark.sparkContext.parallelize(tail.values.toSeq.flatMap(_.files(root)), 1)
         (checkpointAdds.map(oncePerAdd(rootString, _, tail)).toSeq :+
           fromTail.map(Right(_): Either[Long, CopyFile])).reduce(_ union _)
-    }
+      }
     // A file comes out more than once as a deletion-vector file (many files share one), as a file
     // both the checkpoint and the commits name, or under two spellings of its path.
     files.map {
@@ -210,10 +214,11 @@ object ReferencedFiles {
 
   /**
    * Whether an action's raw `path` certainly names a file outside `root`: an absolute path, with no
-   * scheme or the root's, in plain form (no percent-encoding, no empty, `.` or `..` segment), in
-   * which the root's own path does not occur. Plain string tests in generated code; a path they are
-   * unsure of is resolved in full, and a root whose path a URI would spell otherwise leaves every
-   * path to that.
+   * scheme or the root's, in plain form (no percent-encoding, no segment that starts with a dot, no
+   * empty segment), in which the root's own path does not occur. A few substring tests in generated
+   * code, as few as that takes: they run on every add of the checkpoint. A path they are unsure of
+   * is resolved in full, and a root whose path a URI would spell otherwise leaves every path to
+   * that.
    */
   private def outsideOf(root: Path): Column => Column = {
     val uri = root.toUri
@@ -224,69 +229,26 @@ object ReferencedFiles {
       else {
         val scheme = uri.getScheme + ":"
         val absolute = path.startsWith("/") || path.startsWith(scheme + "/")
-        // No "//" but the one that may open an authority right after the scheme.
-        val noEmptySegment = when(
-          path.startsWith(scheme + "//"),
-          locate("//", path, scheme.length + 3) === 0
-        ).otherwise(!path.contains("//"))
-        val plain = !path.contains("%") && !path.contains("/./") && !path.contains("/../") &&
-          !path.endsWith("/.") && !path.endsWith("/..") && noEmptySegment
+        // No "//" but the one that may open an authority right after the scheme. (Spark's
+        // `locate` costs several substring tests.)
+        val afterAuthority = substring(path, scheme.length + 3, Int.MaxValue)
+        val noEmptySegment =
+          when(path.startsWith(scheme + "//"), !afterAuthority.contains("//"))
+            .otherwise(!path.contains("//"))
+        // "/." covers the "." and ".." segments, and a name that starts with a dot.
+        val plain = !path.contains("%") && !path.contains("/.") && noEmptySegment
         absolute && plain && !path.contains(rootPath)
       }
-  }
-
-  /**
-   * What the actions on one path say, merged over its actions: the newest one (by version; at one
-   * version an add after a remove), whether it is an add, its deletion-vector file, the largest
-   * size any action gives, and every deletion-vector file any action names (resolved URIs).
-   */
-  private final case class PathHistory(
-      version: Long,
-      isAdd: Boolean,
-      dataFile: String,
-      size: Long,
-      newestDv: Option[String],
-      dvs: Set[String]
-  ) {
-    def merge(o: PathHistory): PathHistory = {
-      val newest = if (version > o.version || (version == o.version && isAdd)) this else o
-      newest.copy(size = math.max(size, o.size), dvs = dvs ++ o.dvs)
-    }
-
-    /**
-     * The data file, required when the newest action is an add, and its deletion-vector files, the
-     * newest add's one required.
-     */
-    def files(root: Path): Seq[CopyFile] = ((dataFile -> size) +: dvs.toSeq.map(_ -> -1L)).map {
-      case (p, bytes) =>
-        val required = isAdd && (p == dataFile || newestDv.contains(p))
-        CopyFile(p, relativeTo(root, new Path(p)), bytes, required, isLog = false, 0L)
-    }
-  }
-
-  private object PathHistory {
-
-    /** One action row: its version, kind, path, size and deletion vector. */
-    def of(root: Path, row: Row): PathHistory = {
-      val dv = Option(row.getAs[Row]("dv")).flatMap(dvFile(root, _)).map(_.toString)
-      PathHistory(
-        row.getAs[Long]("version"),
-        row.getAs[Int]("kind") == Add,
-        resolve(root, actionPath(row.getAs[String]("path"))).toString,
-        row.getAs[Long]("size"),
-        dv,
-        dv.toSet
-      )
-    }
   }
 
   private def read(
       spark: SparkSession,
       options: Map[String, String],
       paths: Seq[String],
+      schema: StructType,
       json: Boolean
   ): DataFrame = {
-    val reader = spark.read.options(options).schema(actionSchema)
+    val reader = spark.read.options(options).schema(schema)
     if (json) reader.json(paths: _*) else reader.parquet(paths: _*)
   }
 
@@ -304,9 +266,9 @@ object ReferencedFiles {
     val (jsonParts, parquetParts) =
       c.files.map(_.status.getPath.toString).partition(_.endsWith(".json"))
     val top =
-      (jsonParts.map(p => read(spark, options, Seq(p), json = true)) ++
+      (jsonParts.map(p => read(spark, options, Seq(p), checkpointSchema, json = true)) ++
         (if (parquetParts.isEmpty) Nil
-         else Seq(read(spark, options, parquetParts, json = false))))
+         else Seq(read(spark, options, parquetParts, checkpointSchema, json = false))))
         .reduce(_ unionByName _)
     // A v2 checkpoint names a handful of sidecar files; their names are small to collect.
     val sidecarDir = FileNames.sidecarDirPath(logPath)
@@ -319,11 +281,11 @@ object ReferencedFiles {
     else {
       val fs = logPath.getFileSystem(storage.conf(logPath))
       val bytes = sidecars.map(p => fs.getFileStatus(new Path(p)).getLen).sum
-      (top.unionByName(read(spark, options, sidecars, json = false)), bytes)
+      (top.unionByName(read(spark, options, sidecars, checkpointSchema, json = false)), bytes)
     }
   }
 
-  /** One row per action: version, kind, path, size and deletion vector. */
+  /** One row per action of a commit: version, kind, path, size and deletion vector. */
   private def actions(df: DataFrame, version: Column): DataFrame = df.select(
     version.as("version"),
     when(col("add").isNotNull, lit(Add))
@@ -334,28 +296,15 @@ object ReferencedFiles {
     coalesce(col("add.deletionVector"), col("remove.deletionVector")).as("dv")
   ).where(col("kind").isNotNull && col("path").isNotNull)
 
-  /** The file of a deletion vector, resolved against `root`; none for an inline vector. */
-  private def dvFile(root: Path, d: Row): Option[Path] = {
-    val descriptor = DeletionVectorDescriptor(
-      storageType = d.getAs[String]("storageType"),
-      pathOrInlineDv = d.getAs[String]("pathOrInlineDv"),
-      offset = Option(d.getAs[Integer]("offset")).map(_.intValue),
-      sizeInBytes = Option(d.getAs[Integer]("sizeInBytes")).fold(0)(_.intValue),
-      cardinality = Option(d.getAs[java.lang.Long]("cardinality")).fold(0L)(_.longValue),
-      maxRowIndex = Option(d.getAs[java.lang.Long]("maxRowIndex")).map(_.longValue)
+  /** The adds of a checkpoint's rows, as [[actions]] gives them. */
+  private def addsOf(rows: DataFrame, version: Long): DataFrame =
+    rows.where(col("add.path").isNotNull).select(
+      lit(version).as("version"),
+      lit(Add).as("kind"),
+      col("add.path").as("path"),
+      coalesce(col("add.size"), lit(-1L)).as("size"),
+      col("add.deletionVector").as("dv")
     )
-    // "i" is an inline vector: no file.
-    if (descriptor.storageType != "i") Some(resolve(root, descriptor.absolutePath(root)))
-    else None
-  }
-
-  /** An action's `path`: a URI, relative to the table root unless it is absolute. */
-  private def actionPath(uri: String): Path = new Path(new URI(uri))
-
-  private def resolve(root: Path, p: Path): Path = {
-    val absolute = if (p.isAbsolute || p.toUri.getScheme != null) p else new Path(root, p)
-    absolute.makeQualified(root.toUri, root)
-  }
 
   /** `p` relative to `root`, or null when it is not under it. */
   private[redirect] def relativeTo(root: Path, p: Path): String = {
