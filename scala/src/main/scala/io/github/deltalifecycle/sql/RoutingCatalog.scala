@@ -5,17 +5,14 @@ import java.util
 import scala.annotation.nowarn
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.core.TableName
-import io.github.deltalifecycle.features.redirect.{Access, Route}
+import io.github.deltalifecycle.features.redirect.Access
 import io.github.deltalifecycle.shims.{CatalogForwarding, CatalogOwnedShim}
-import io.github.deltalifecycle.sql.routing.{CatalogTables, RouteErrors}
+import io.github.deltalifecycle.sql.routing.{CatalogTables, RouteErrors, Router}
 import io.github.deltalifecycle.sql.unitycatalog.UnityCatalogs
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
-import org.apache.spark.sql.delta.sources.DeltaSourceUtils
-import org.apache.spark.sql.deltalifecycle.SparkInternals
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -47,16 +44,16 @@ class RoutingCatalog
   private var wrapped: TableCatalog = _
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
-    val delegateClass = Option(options.get(RoutingCatalog.DelegateOption)).map(_.trim)
+    val delegateClass = Option(options.get(CatalogTables.DelegateOption)).map(_.trim)
       .getOrElse("")
     def noDelegate = RouteErrors.routingCatalogWithoutDelegate(
       name,
-      RoutingCatalog.delegateSetting(name),
+      CatalogTables.delegateSetting(name),
       delegateClass
     )
     if (delegateClass.isEmpty) throw noDelegate
     val delegateOptions = options.asCaseSensitiveMap().asScala
-      .filter { case (k, _) => !k.equalsIgnoreCase(RoutingCatalog.DelegateOption) }
+      .filter { case (k, _) => !k.equalsIgnoreCase(CatalogTables.DelegateOption) }
     val plugin =
       try Class.forName(delegateClass, true, Thread.currentThread().getContextClassLoader)
           .getDeclaredConstructor().newInstance()
@@ -68,7 +65,7 @@ class RoutingCatalog
     catalogName = name
     wrapped.initialize(name, new CaseInsensitiveStringMap(delegateOptions.asJava))
     if (delegateClass == UnityCatalogs.ConnectorClass) {
-      CatalogOwnedShim.registerUnityCatalogCommits(name, Set(RoutingCatalog.DelegateOption))
+      CatalogOwnedShim.registerUnityCatalogCommits(name, Set(CatalogTables.DelegateOption))
     }
   }
 
@@ -125,22 +122,16 @@ class RoutingCatalog
    */
   override def alterTable(ident: Identifier, changes: TableChange*): Table =
     CatalogTables.altering {
-      wrapped.loadTable(ident) match {
-        case d: DeltaTableV2 =>
-          CatalogTables.routeOf(catalogName, ident, d, Access.Read) match {
-            case Route.Direct => wrapped.alterTable(ident, changes: _*)
-            case Route.Destination(dest) =>
-              val spark = SparkSession.active
-              SparkInternals.sessionTableCatalog(spark).alterTable(
-                Identifier.of(Array(DeltaSourceUtils.ALT_NAME), dest.toString),
-                changes: _*
-              )
-            case Route.DestinationTable(name, _) =>
-              val (catalog, destIdent) =
-                CatalogTables.catalogAndIdentifier(SparkSession.active, TableName.parts(name))
-              catalog.alterTable(destIdent, changes: _*)
-          }
-        case _ => wrapped.alterTable(ident, changes: _*)
+      val destination = wrapped.loadTable(ident) match {
+        case d: DeltaTableV2 => Router.destinationIdentifier(
+            SparkSession.active,
+            CatalogTables.routeOf(catalogName, ident, d, Access.Read)
+          )
+        case _ => None
+      }
+      destination match {
+        case Some((catalog, destIdent)) => catalog.alterTable(destIdent, changes: _*)
+        case None => wrapped.alterTable(ident, changes: _*)
       }
     }
 
@@ -236,13 +227,4 @@ class RoutingCatalog
     namespaces.alterNamespace(namespace, changes: _*)
   override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean =
     namespaces.dropNamespace(namespace, cascade)
-}
-
-object RoutingCatalog {
-
-  /** The option naming the class of the catalog a [[RoutingCatalog]] wraps. */
-  val DelegateOption = "deltaLifecycle.delegate"
-
-  /** The setting of [[DelegateOption]] for the catalog `name`. */
-  def delegateSetting(name: String): String = s"spark.sql.catalog.$name.$DelegateOption"
 }

@@ -31,7 +31,7 @@ class RoutedDeltaSourceProvider extends StreamSourceProvider {
       parameters: Map[String, String]
   ): (String, StructType) = {
     val spark = sqlContext.sparkSession
-    val location = StreamRouting.readLocation(spark, tableOf(sqlContext, parameters))
+    val location = tableOf(sqlContext, parameters).readLocation(spark)
     new DeltaDataSource().sourceSchema(
       sqlContext,
       schema,

@@ -23,7 +23,7 @@ import org.apache.spark.sql.types.StringType
  * that is not redirected comes back as it was given, so delta-spark builds exactly what it would
  * have built.
  */
-object DeltaTableRouting {
+object DeltaTableArguments {
 
   /** The destination of the redirected table at `path`, else `path`. */
   def pathFor(spark: SparkSession, path: String): String =
@@ -98,15 +98,16 @@ object DeltaTableRouting {
     try {
       // A table by its path opens with the session's configuration, as DeltaTable.forPath opens it.
       lazy val log = DeltaLog.forTable(spark, path)
-      SessionRouting.destinationPath(SessionRouting.routeOpened(
-        spark,
-        log,
-        SessionRouting.facts(log.unsafeVolatileSnapshot),
-        timeTravel = false,
-        path,
-        Access.Read,
-        what
-      ))
+      val route =
+        Router.routeOpened(
+          spark,
+          log,
+          Router.facts(log.unsafeVolatileSnapshot),
+          path,
+          Access.Read,
+          what
+        )
+      Router.destinationPath(route)
     } catch {
       // Not a Delta table: delta-spark's own error says so, as without this project.
       case e: DeltaLifecycleException if e.condition == NotADeltaTable => None
