@@ -1,7 +1,5 @@
 package io.github.deltalifecycle.sql.analysis
 
-import scala.util.Try
-
 import io.github.deltalifecycle.features.redirect.{Access, Route}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.routing.Router
@@ -118,7 +116,7 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
 
   /** Where a write to the Delta table `nameParts` name goes, if its redirect sends it elsewhere. */
   private def destination(nameParts: Seq[String]): Option[Path] =
-    Try(LifecycleTableRef.resolve(spark, nameParts)).toOption.flatMap { ref =>
+    Router.tableNamed(spark, nameParts).flatMap { ref =>
       Router.destinationPath(Router.route(spark, ref.path, write, ref.displayName))
     }
 }

@@ -1,11 +1,9 @@
 package io.github.deltalifecycle.sql.routing
 
 import scala.annotation.nowarn
-import scala.util.Try
 
 import io.github.deltalifecycle.core.{DeltaLifecycleException, TableName}
 import io.github.deltalifecycle.features.redirect.Access
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.FunctionIdentifier
@@ -39,7 +37,7 @@ object DeltaTableArguments {
     val parts = TableName.parts(name)
     val routed = for {
       named <- Some(parts).filter(p => p.length <= 2 && !isTempView(spark, p))
-      ref <- Try(LifecycleTableRef.resolve(spark, named)).toOption
+      ref <- Router.tableNamed(spark, named)
       dest <- destination(spark, ref.path, name)
       routedName <- ref.catalogTable match {
         case Some(entry) =>

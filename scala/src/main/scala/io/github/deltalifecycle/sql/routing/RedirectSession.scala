@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.sql.routing
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, TableName}
-import io.github.deltalifecycle.features.redirect.{RoutingContext, StorageAccess}
+import io.github.deltalifecycle.core.TableName
+import io.github.deltalifecycle.features.redirect.{Access, RoutingContext, StorageAccess}
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import io.github.deltalifecycle.sql.settings.AdministratorSettings
 import io.github.deltalifecycle.sql.unitycatalog.{PathOperation, UnityCatalogs}
@@ -25,6 +25,12 @@ object RedirectSession {
       elsewhere: PathOperation,
       operation: String
   ): RoutingContext = context(spark, TableStorage.access(spark, table, elsewhere, operation))
+
+  /** The context of routing `access` to `table`, a statement's or one a catalog loaded. */
+  def context(spark: SparkSession, table: LifecycleTableRef, access: Access): RoutingContext = {
+    val elsewhere = if (access == Access.Read) PathOperation.Read else PathOperation.ReadWrite
+    context(spark, table, elsewhere, "route an access to")
+  }
 
   private def context(spark: SparkSession, storage: StorageAccess): RoutingContext = RoutingContext(
     storage = storage,
@@ -53,11 +59,5 @@ object RedirectSession {
    * redirect recorded. Any other failure is the router's error policy's.
    */
   private def catalogLocation(spark: SparkSession, name: String): Option[Path] =
-    Router.underPolicy(name, Option.empty[Path]) {
-      try Some(LifecycleTableRef.resolve(spark, TableName.parts(name)).path)
-      catch { case e: DeltaLifecycleException if NoTableThere(e.condition) => None }
-    }
-
-  private val NoTableThere =
-    Set("DELTA_LIFECYCLE_TABLE_NOT_FOUND", "DELTA_LIFECYCLE_NOT_DELTA_PROVIDER")
+    Router.tableNamed(spark, TableName.parts(name)).map(_.path)
 }

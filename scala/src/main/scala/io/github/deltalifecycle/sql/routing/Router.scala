@@ -2,14 +2,16 @@ package io.github.deltalifecycle.sql.routing
 
 import java.util.concurrent.ConcurrentHashMap
 
+import scala.collection.mutable
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, Locations, LogErrors}
+import io.github.deltalifecycle.core.DeltaLifecycleException
+import io.github.deltalifecycle.core.LifecycleErrorConditions.InvalidArgument
+import io.github.deltalifecycle.core.{Locations, LogErrors}
 import io.github.deltalifecycle.core.{TableLog, TableName}
 import io.github.deltalifecycle.features.redirect._
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
-import io.github.deltalifecycle.sql.unitycatalog.PathOperation
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
@@ -22,16 +24,13 @@ import org.apache.spark.sql.delta.sources.{DeltaSQLConf, DeltaSourceUtils}
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
- * The one router: for a table and an access, whether it goes to the table itself (Direct), to its
- * redirect's destination (Destination), waits for an IN-PROGRESS state to end (a streaming write),
- * or is refused (a typed error). Every entry point asks here, and the rules live only here: the
- * Table Redirection RFC's states and NoRedirectRules, the fast path on delta-spark's snapshot,
- * where a redirect points, location equality, which catalog a name is in, and the error policy:
- *   - this project's typed errors (a refused write, a chain, a malformed redirect value) are the
- *     answer to the access and propagate;
- *   - any other failure to read the table's log means this project's log core cannot read it. That
- *     table is delta-spark's to judge: the access is not routed, and a warning says why, once per
- *     table location rather than once per query.
+ * The one router: whether an access to a table goes to the table itself (Direct), to its redirect's
+ * destination (Destination), waits for an IN-PROGRESS state to end (a streaming write) or is
+ * refused (a typed error). Every entry point asks here; the RFC's states and NoRedirectRules, the
+ * fast path, where a redirect points, location equality, which catalog a name is in and the error
+ * policy live only here. The policy: this project's typed errors are the answer to the access and
+ * propagate; any other failure to read the table's log leaves the table to delta-spark, unrouted,
+ * with a warning once per location rather than once per query.
  */
 object Router extends Logging {
 
@@ -53,7 +52,7 @@ object Router extends Logging {
             sourceRoute(c, RedirectErrors.readerWriterSourceBeingEnabled(table))
           case (_, Access.Read) | (RedirectState.Ready, _) => destination(ctx, info.path, c.spec)
           case (state, Access.Write(ops)) =>
-            throw RedirectErrors.redirectWriteRefused(what, state.name, describe(ops))
+            throw RedirectErrors.redirectWriteRefused(what, state.name, ops)
         }
     }
 
@@ -72,11 +71,7 @@ object Router extends Logging {
   private def writesWait(c: RedirectConfig): Boolean =
     !c.isDestinationMarker && c.state != RedirectState.Ready
 
-  /**
-   * Whether a read of a table redirected by `c` belongs elsewhere: what an entry point that
-   * bypassed routing must not read
-   * ([[io.github.deltalifecycle.sql.analysis.CheckRedirectRouting]]).
-   */
+  /** Whether a read of a table redirected by `c` goes elsewhere (no I/O: for a check). */
   def readsElsewhere(spark: SparkSession, c: RedirectConfig): Boolean =
     !c.isDestinationMarker && c.state != RedirectState.EnableInProgress &&
       !keptOnSource(c, RedirectSession.appName(spark), Access.Read)
@@ -89,9 +84,6 @@ object Router extends Logging {
   private def sourceRoute(c: RedirectConfig, refused: => Throwable): Route =
     if (!c.mode.readerWriter) Route.Direct else throw refused
 
-  private def describe(ops: Set[String]): String =
-    if (ops.isEmpty) "write to" else ops.toSeq.sorted.mkString("/").toLowerCase + " on"
-
   // ---- the entry points' questions -----------------------------------------------------------
 
   /** The route of `access` to the table at `path`, whose storage opens as the session's. */
@@ -100,22 +92,11 @@ object Router extends Logging {
 
   /** The route of `access` to `table`, a statement's, whose storage opens as its catalog's. */
   def route(spark: SparkSession, table: LifecycleTableRef, access: Access): Route =
-    lookedUp(
-      RedirectSession.context(spark, table, elsewhere(access), RoutedAccess),
-      table.path,
-      access,
-      table.displayName
-    )
+    lookedUp(RedirectSession.context(spark, table, access), table.path, access, table.displayName)
 
   /**
-   * Routes an access to `table`, which delta-spark opened for the statement at `path`. A statement
-   * loads delta-spark's snapshot of the table's latest version anyway; when that snapshot names no
-   * redirect (no property, no feature), the table is not redirected and routing sends no request of
-   * its own. Everything else goes to the lookup, as it would without the snapshot: a redirect, a
-   * table delta-spark cannot open (a protocol naming redirectReaderWriter), time travel, a path
-   * delta-spark resolves to another location, a snapshot delta-spark may serve stale (a staleness
-   * limit set). A table the lookup last found redirected goes to it first, so delta-spark does not
-   * open a redirected source on every access.
+   * The route of `access` to `table`, which delta-spark opened at `path` for a statement: from the
+   * snapshot it loaded anyway ([[notRedirected]]) unless that is time travel, else the lookup's.
    */
   def route(spark: SparkSession, table: DeltaTableV2, path: Path, access: Access, what: String)
       : Route =
@@ -167,16 +148,17 @@ object Router extends Logging {
   /** The operation a streaming write is, as delta-spark records it and NoRedirectRules name it. */
   private val StreamingWrite = Access.Write(Set("STREAMING UPDATE"))
 
-  private val RoutedAccess = "route an access to"
+  /** The Delta table `parts` names in its catalog, or None; any other failure is the policy's. */
+  def tableNamed(spark: SparkSession, parts: Seq[String]): Option[LifecycleTableRef] =
+    underPolicy(TableName.sql(parts), Option.empty[LifecycleTableRef]) {
+      try Some(LifecycleTableRef.resolve(spark, parts))
+      catch { case e: DeltaLifecycleException if NamesNoTable(e.condition) => None }
+    }
 
-  private def elsewhere(access: Access): PathOperation =
-    if (access == Access.Read) PathOperation.Read else PathOperation.ReadWrite
+  private val NamesNoTable = // or a path that is none, an invalid argument
+    Set("DELTA_LIFECYCLE_TABLE_NOT_FOUND", "DELTA_LIFECYCLE_NOT_DELTA_PROVIDER", InvalidArgument)
 
-  /**
-   * The redirect facts of the table at `path` (the catalog entry `entry` describes it, if it has
-   * one) as they are now, under the policy: None where there is no Delta table, or none this
-   * project's core can read.
-   */
+  /** The redirect facts of the table at `path` (catalog entry `entry`) now, under the policy. */
   def read(spark: SparkSession, path: Path, entry: Option[CatalogTable]): Option[RedirectInfo] =
     underPolicy(path.toString, Option.empty[RedirectInfo]) {
       RedirectLookup.read(TableStorage.hadoopConf(spark, entry), path)
@@ -184,21 +166,18 @@ object Router extends Logging {
 
   private def lookedUp(ctx: RoutingContext, path: Path, access: Access, what: String): Route =
     underPolicy[Route](path.toString, Route.Direct) {
-      RedirectLookup.lookup(ctx.hadoopConf(path), path).fold[Route](Route.Direct)(
-        route(ctx, _, access, what)
-      )
+      RedirectLookup.lookup(ctx.hadoopConf(path), path).map(route(ctx, _, access, what))
+        .getOrElse(Route.Direct)
     }
-
-  // ---- the fast path -------------------------------------------------------------------------
 
   /** What routing reads of a snapshot delta-spark loaded. */
   def facts(snapshot: Snapshot): (Long, Protocol, Metadata) =
     (snapshot.version, snapshot.protocol, snapshot.metadata)
 
   /**
-   * Whether delta-spark's view of the latest version of the table at `path` (`deltaLog` at the
-   * version, protocol and metadata `opened` gives) shows it is not redirected, so that no request
-   * of this project's own is needed. Its answer is only ever "yes" or "ask the lookup".
+   * Whether delta-spark's view of the table at `path` (`deltaLog` as `opened` gives it) shows no
+   * redirect, so routing sends no request of its own. Else the lookup answers: a redirect, a table
+   * delta-spark cannot open or finds elsewhere, a stale view, a table last found redirected.
    */
   def notRedirected(
       spark: SparkSession,
@@ -260,10 +239,8 @@ object Router extends Logging {
           Identifier.of(Array(DeltaSourceUtils.ALT_NAME), dest.toString)
         ))
       case Route.DestinationTable(name, _) =>
-        catalogAndIdentifier(spark, TableName.parts(name)) match {
-          case (catalog: TableCatalog, ident) => Some((catalog, ident))
-          case _ => throw new IllegalStateException(s"$name names no table catalog")
-        }
+        val (catalog, ident) = catalogAndIdentifier(spark, TableName.parts(name))
+        Some((catalog.asInstanceOf[TableCatalog], ident))
     }
 
   /**
@@ -350,28 +327,21 @@ object Router extends Logging {
       case None =>
       case Some(d) if marksDestinationOf(ctx, d, dest, source) =>
       case Some(_) =>
-        val hops = Vector.newBuilder[String]
-        var seen = Set.empty[String]
-        def visit(location: Path): Boolean = {
+        val (hops, seen) = (Vector.newBuilder[String], mutable.Set.empty[String])
+        def visitedAgain(location: Path): Boolean = {
           val q = qualified(ctx, location.toString)
           hops += q
-          val again = seen.contains(q)
-          seen += q
-          again
+          !seen.add(q)
         }
-        def nextHop(info: RedirectInfo): Option[Path] = info.config.flatMap(c =>
-          Try(destinationPath(ctx, info.path.toString, c.spec)).toOption
-        )
-        visit(source)
-        visit(dest)
-        var current = destInfo
-        var done = false
-        var n = 0
-        while (!done && n < MaxChainReport) {
+        def nextHop(info: RedirectInfo): Option[Path] = info.config
+          .flatMap(c => Try(destinationPath(ctx, info.path.toString, c.spec)).toOption)
+        Seq(source, dest).foreach(visitedAgain)
+        var (current, done, n) = (destInfo, false, 0)
+        while (!done && n < 8) { // longer chains are reported before they are followed further
           n += 1
           current.flatMap(nextHop) match {
             case Some(next) =>
-              done = visit(next)
+              done = visitedAgain(next)
               current = Try(lookup(next)).toOption.flatten
             case None => done = true
           }
@@ -380,9 +350,6 @@ object Router extends Logging {
     }
   }
 
-  /** Longer chains are reported as chains before they are followed further. */
-  private val MaxChainReport = 8
-
   /**
    * Whether `c`, the redirect of the table at `dest`, is the marker `dest` carries while the
    * redirect from `source` to it is dropped.
@@ -390,8 +357,6 @@ object Router extends Logging {
   def marksDestinationOf(ctx: RoutingContext, c: RedirectConfig, dest: Path, source: Path)
       : Boolean = c.isDestinationMarker &&
     sameLocation(ctx, destinationPath(ctx, dest.toString, c.spec).toString, source.toString)
-
-  // ---- location equality ---------------------------------------------------------------------
 
   def sameLocation(ctx: RoutingContext, a: String, b: String): Boolean =
     qualified(ctx, a) == qualified(ctx, b)
@@ -407,9 +372,8 @@ object Router extends Logging {
   // ---- the error policy ----------------------------------------------------------------------
 
   /**
-   * `body` under the policy above: typed errors are the answer, any other failure leaves
-   * `fallback`. A storage that refused this project's read is a failure to read, not an answer:
-   * delta-spark may hold credentials for the table that this project's lookup did not get.
+   * `body` under the policy above, `fallback` where it does not answer. A storage that refused our
+   * read is not an answer: delta-spark may hold credentials the lookup did not get (a stream's).
    */
   def underPolicy[T](location: String, fallback: T)(body: => T): T =
     try body

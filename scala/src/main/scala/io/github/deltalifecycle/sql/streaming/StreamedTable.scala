@@ -1,7 +1,5 @@
 package io.github.deltalifecycle.sql.streaming
 
-import scala.util.Try
-
 import io.github.deltalifecycle.core.TableName
 import io.github.deltalifecycle.features.redirect.Access
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
@@ -35,7 +33,7 @@ object StreamedTable {
     catalogTable match {
       case Some(ct) =>
         val parts = ct.identifier.nameParts
-        Try(LifecycleTableRef.resolve(spark, parts)).toOption match {
+        Router.tableNamed(spark, parts) match {
           case Some(ref) =>
             StreamedTable(ref.path, ref.displayName, ref.catalogTable.orElse(Some(ct)))
           case None => StreamedTable(new Path(ct.location), TableName.sql(parts), Some(ct))
