@@ -8,7 +8,7 @@ writer-only source answers with its own, frozen history).
 `configure_spark` installs these two wrappers, and so does
 [`route_delta_tables`][delta_lifecycle.route_delta_tables] where the session is made elsewhere
 (a Spark Connect client, a session that `spark-submit` configured); importing the package
-changes nothing. In a session with this extension they ask the JVM (`DeltaTableRouting`; over
+changes nothing. In a session with this extension they ask the JVM (`DeltaTableArguments`; over
 Spark Connect, the server, through the SQL functions `delta_lifecycle_routed_path` and
 `delta_lifecycle_routed_name`) where the table is, and hand delta-spark the redirect's
 destination (a three-part name, for a name, which delta-spark loads through the catalog). A table that is not redirected, and every session without this extension,
@@ -60,7 +60,7 @@ _FUNCTIONS = {"pathFor": "delta_lifecycle_routed_path", "nameFor": "delta_lifecy
 
 
 def _routed(spark: Any, method: str, table: str) -> str:
-    """`table` as `DeltaTableRouting.<method>` routes it in a session with this
+    """`table` as `DeltaTableArguments.<method>` routes it in a session with this
     extension: through py4j in a classic session, through the same answer's SQL function
     over Spark Connect; as it is in a session without the extension."""
     if _EXTENSION not in (spark.conf.get("spark.sql.extensions", "") or ""):
@@ -72,6 +72,6 @@ def _routed(spark: Any, method: str, table: str) -> str:
             return str(spark.sql(f"SELECT {_FUNCTIONS[method]}({literal})").first()[0])
         jvm: Any = spark.sparkContext._jvm
         routing: Callable[[Any, str], str] = getattr(
-            jvm.io.github.deltalifecycle.sql.routing.DeltaTableRouting, method
+            jvm.io.github.deltalifecycle.sql.routing.DeltaTableArguments, method
         )
         return str(routing(jsession, table))

@@ -12,7 +12,7 @@ import io.github.deltalifecycle.shims.AnalyzerShim
 import io.github.deltalifecycle.sql.catalogmanaged.WrappedCatalogStreams
 import io.github.deltalifecycle.sql.observation.{CommitObserver, DriverFailureWatch, OperationJobs}
 import io.github.deltalifecycle.sql.parser.{DeltaLifecycleSqlParser, RewritingParser}
-import io.github.deltalifecycle.sql.routing.DeltaTableRouting
+import io.github.deltalifecycle.sql.routing.DeltaTableArguments
 import io.github.deltalifecycle.sql.settings.{AdministratorSettings, SettingsGuard}
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 
@@ -49,7 +49,7 @@ class DeltaLifecycleSparkSessionExtension extends (SparkSessionExtensions => Uni
     extensions.injectCheckRule(spark => CheckRedirectRouting(spark).check)
     extensions.injectCheckRule(_ => SettingsGuard.check(_))
     extensions.injectOptimizerRule(CheckRedirectRouting)
-    DeltaTableRouting.functions.foreach(extensions.injectFunction)
+    DeltaTableArguments.functions.foreach(extensions.injectFunction)
   }
 
   /**

@@ -2,21 +2,15 @@ package io.github.deltalifecycle.sql
 
 import java.util
 
-import scala.annotation.nowarn
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.core.TableName
-import io.github.deltalifecycle.features.redirect.{Access, Route}
-import io.github.deltalifecycle.shims.{CatalogForwarding, CatalogOwnedShim}
-import io.github.deltalifecycle.sql.routing.{CatalogTables, RouteErrors}
+import io.github.deltalifecycle.features.redirect.Access
+import io.github.deltalifecycle.shims.CatalogOwnedShim
+import io.github.deltalifecycle.sql.routing.{CatalogTables, RouteErrors, Router}
 import io.github.deltalifecycle.sql.unitycatalog.UnityCatalogs
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog._
-import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
-import org.apache.spark.sql.delta.sources.DeltaSourceUtils
-import org.apache.spark.sql.deltalifecycle.SparkInternals
-import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /**
@@ -24,7 +18,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * catalog that serves Delta tables under a name other than `spark_catalog`. It loads every table
  * through the catalog it wraps, its delegate, and hands each Delta table to [[CatalogTables]], as
  * [[LifecycleCatalog]] does for the session catalog; everything else (namespaces, views, creating
- * and dropping tables, credentials the delegate vends) is the delegate's.
+ * and dropping tables, credentials the delegate vends) is the delegate's ([[DelegatingCatalog]]).
  *
  * {{{
  * spark.sql.catalog.lake=io.github.deltalifecycle.sql.RoutingCatalog
@@ -38,25 +32,21 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * tables, which delta-spark finds by the connector's class name otherwise; their streams read by
  * name get the catalog's settings the same way ([[catalogmanaged.WrappedCatalogStreams]]).
  */
-@nowarn("cat=deprecation") // it forwards every overload a delegate may implement
-class RoutingCatalog
-    extends StagingTableCatalog
-    with SupportsNamespaces
-    with CatalogForwarding {
+class RoutingCatalog extends DelegatingCatalog {
   private var catalogName: String = _
   private var wrapped: TableCatalog = _
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
-    val delegateClass = Option(options.get(RoutingCatalog.DelegateOption)).map(_.trim)
+    val delegateClass = Option(options.get(CatalogTables.DelegateOption)).map(_.trim)
       .getOrElse("")
     def noDelegate = RouteErrors.routingCatalogWithoutDelegate(
       name,
-      RoutingCatalog.delegateSetting(name),
+      CatalogTables.delegateSetting(name),
       delegateClass
     )
     if (delegateClass.isEmpty) throw noDelegate
     val delegateOptions = options.asCaseSensitiveMap().asScala
-      .filter { case (k, _) => !k.equalsIgnoreCase(RoutingCatalog.DelegateOption) }
+      .filter { case (k, _) => !k.equalsIgnoreCase(CatalogTables.DelegateOption) }
     val plugin =
       try Class.forName(delegateClass, true, Thread.currentThread().getContextClassLoader)
           .getDeclaredConstructor().newInstance()
@@ -68,7 +58,7 @@ class RoutingCatalog
     catalogName = name
     wrapped.initialize(name, new CaseInsensitiveStringMap(delegateOptions.asJava))
     if (delegateClass == UnityCatalogs.ConnectorClass) {
-      CatalogOwnedShim.registerUnityCatalogCommits(name, Set(RoutingCatalog.DelegateOption))
+      CatalogOwnedShim.registerUnityCatalogCommits(name, Set(CatalogTables.DelegateOption))
     }
   }
 
@@ -79,7 +69,6 @@ class RoutingCatalog
   def loadUnrouted(ident: Identifier): Table = wrapped.loadTable(ident)
 
   override def name(): String = catalogName
-  override def defaultNamespace(): Array[String] = wrapped.defaultNamespace()
 
   // ---- tables: loaded through the delegate, then routed --------------------------------------
 
@@ -111,13 +100,6 @@ class RoutingCatalog
   override protected def routed(ident: Identifier, table: Table): Table =
     CatalogTables.routed(catalogName, ident, table, Access.Read)
 
-  override def tableExists(ident: Identifier): Boolean = wrapped.tableExists(ident)
-  override def invalidateTable(ident: Identifier): Unit = wrapped.invalidateTable(ident)
-  override def listTables(namespace: Array[String]): Array[Identifier] =
-    wrapped.listTables(namespace)
-  override def capabilities(): util.Set[TableCatalogCapability] = wrapped.capabilities()
-  override def useNullableQuerySchema(): Boolean = wrapped.useNullableQuerySchema()
-
   /**
    * A change of a redirected table goes where its redirect sends the change: to the destination
    * table through its own catalog, or to the destination's location through the session catalog
@@ -125,124 +107,16 @@ class RoutingCatalog
    */
   override def alterTable(ident: Identifier, changes: TableChange*): Table =
     CatalogTables.altering {
-      wrapped.loadTable(ident) match {
-        case d: DeltaTableV2 =>
-          CatalogTables.routeOf(catalogName, ident, d, Access.Read) match {
-            case Route.Direct => wrapped.alterTable(ident, changes: _*)
-            case Route.Destination(dest) =>
-              val spark = SparkSession.active
-              SparkInternals.sessionTableCatalog(spark).alterTable(
-                Identifier.of(Array(DeltaSourceUtils.ALT_NAME), dest.toString),
-                changes: _*
-              )
-            case Route.DestinationTable(name, _) =>
-              val (catalog, destIdent) =
-                CatalogTables.catalogAndIdentifier(SparkSession.active, TableName.parts(name))
-              catalog.alterTable(destIdent, changes: _*)
-          }
-        case _ => wrapped.alterTable(ident, changes: _*)
+      val destination = wrapped.loadTable(ident) match {
+        case d: DeltaTableV2 => Router.destinationIdentifier(
+            SparkSession.active,
+            CatalogTables.routeOf(catalogName, ident, d, Access.Read)
+          )
+        case _ => None
+      }
+      destination match {
+        case Some((catalog, destIdent)) => catalog.alterTable(destIdent, changes: _*)
+        case None => wrapped.alterTable(ident, changes: _*)
       }
     }
-
-  override def createTable(
-      ident: Identifier,
-      columns: Array[Column],
-      partitions: Array[Transform],
-      properties: util.Map[String, String]
-  ): Table = wrapped.createTable(ident, columns, partitions, properties)
-
-  override def createTable(
-      ident: Identifier,
-      schema: StructType,
-      partitions: Array[Transform],
-      properties: util.Map[String, String]
-  ): Table = wrapped.createTable(ident, schema, partitions, properties)
-
-  override def dropTable(ident: Identifier): Boolean = wrapped.dropTable(ident)
-  override def purgeTable(ident: Identifier): Boolean = wrapped.purgeTable(ident)
-  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
-    wrapped.renameTable(oldIdent, newIdent)
-
-  // ---- staged creation and replacement (CTAS, REPLACE TABLE): the delegate's ------------------
-
-  override protected def staging: StagingTableCatalog = wrapped match {
-    case s: StagingTableCatalog => s
-    case _ => throw new UnsupportedOperationException(
-        s"Catalog $catalogName (${wrapped.getClass.getName}) does not stage table creation"
-      )
-  }
-
-  override def stageCreate(
-      ident: Identifier,
-      columns: Array[Column],
-      partitions: Array[Transform],
-      properties: util.Map[String, String]
-  ): StagedTable = staging.stageCreate(ident, columns, partitions, properties)
-
-  override def stageCreate(
-      ident: Identifier,
-      schema: StructType,
-      partitions: Array[Transform],
-      properties: util.Map[String, String]
-  ): StagedTable = staging.stageCreate(ident, schema, partitions, properties)
-
-  override def stageReplace(
-      ident: Identifier,
-      columns: Array[Column],
-      partitions: Array[Transform],
-      properties: util.Map[String, String]
-  ): StagedTable = staging.stageReplace(ident, columns, partitions, properties)
-
-  override def stageReplace(
-      ident: Identifier,
-      schema: StructType,
-      partitions: Array[Transform],
-      properties: util.Map[String, String]
-  ): StagedTable = staging.stageReplace(ident, schema, partitions, properties)
-
-  override def stageCreateOrReplace(
-      ident: Identifier,
-      columns: Array[Column],
-      partitions: Array[Transform],
-      properties: util.Map[String, String]
-  ): StagedTable = staging.stageCreateOrReplace(ident, columns, partitions, properties)
-
-  override def stageCreateOrReplace(
-      ident: Identifier,
-      schema: StructType,
-      partitions: Array[Transform],
-      properties: util.Map[String, String]
-  ): StagedTable = staging.stageCreateOrReplace(ident, schema, partitions, properties)
-
-  // ---- namespaces: the delegate's -------------------------------------------------------------
-
-  private def namespaces: SupportsNamespaces = wrapped match {
-    case n: SupportsNamespaces => n
-    case _ => throw new UnsupportedOperationException(
-        s"Catalog $catalogName (${wrapped.getClass.getName}) has no namespaces"
-      )
-  }
-
-  override def listNamespaces(): Array[Array[String]] = namespaces.listNamespaces()
-  override def listNamespaces(namespace: Array[String]): Array[Array[String]] =
-    namespaces.listNamespaces(namespace)
-  override def namespaceExists(namespace: Array[String]): Boolean =
-    namespaces.namespaceExists(namespace)
-  override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] =
-    namespaces.loadNamespaceMetadata(namespace)
-  override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit =
-    namespaces.createNamespace(namespace, metadata)
-  override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit =
-    namespaces.alterNamespace(namespace, changes: _*)
-  override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean =
-    namespaces.dropNamespace(namespace, cascade)
-}
-
-object RoutingCatalog {
-
-  /** The option naming the class of the catalog a [[RoutingCatalog]] wraps. */
-  val DelegateOption = "deltaLifecycle.delegate"
-
-  /** The setting of [[DelegateOption]] for the catalog `name`. */
-  def delegateSetting(name: String): String = s"spark.sql.catalog.$name.$DelegateOption"
 }

@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
+import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.core.{LogFiles, TableLog}
 import org.apache.hadoop.fs.Path
 
@@ -27,7 +28,7 @@ private[redirect] final class DestinationChecks(
    * empty (or holding this source's own pre-copy, from a run cut short before it wrote any log).
    */
   def checkTarget(target: RedirectTarget, dest: Path): Unit = {
-    RedirectRouting.checkAllowed(ctx, dest.toString)
+    Router.checkAllowed(ctx, dest.toString)
     val src = log.tablePath.toString.stripSuffix("/") + "/"
     val dst = dest.toString.stripSuffix("/") + "/"
     if (src.startsWith(dst) || dst.startsWith(src)) {

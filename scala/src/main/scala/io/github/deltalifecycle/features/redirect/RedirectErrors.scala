@@ -12,15 +12,18 @@ object RedirectErrors {
 
   // ---- DELTA_LIFECYCLE_REDIRECT_WRITE_REFUSED ---------------------------------------------------
 
+  /** A write of `operations` (none named: any write) refused while the redirect is `state`. */
   def redirectWriteRefused(
       table: String,
       state: String,
-      operation: String
+      operations: Set[String]
   ): DeltaLifecycleException =
     subError(
       RedirectWriteRefused,
       "IN_PROGRESS",
-      "operation" -> operation,
+      "operation" ->
+        (if (operations.isEmpty) "write to"
+         else operations.toSeq.sorted.mkString("/").toLowerCase + " on"),
       "table" -> table,
       "state" -> state
     )

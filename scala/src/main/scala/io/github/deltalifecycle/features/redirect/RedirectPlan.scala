@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
+import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.core.DeltaLifecycleException
 
 /** A check that would refuse the move: the error the statement would raise, by condition. */
@@ -80,7 +81,7 @@ object RedirectPlan {
     info.state,
     destination.map(_.describe),
     destination.flatMap { spec =>
-      try Some(RedirectRouting.destinationPath(ctx, table, spec).toString)
+      try Some(Router.destinationPath(ctx, table, spec).toString)
       catch { case _: DeltaLifecycleException => None }
     },
     info.version,

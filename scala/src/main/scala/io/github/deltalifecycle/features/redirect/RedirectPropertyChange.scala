@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
+import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.core.{LogCommitter, LogErrors, TableLog}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.actions.Action
@@ -88,7 +89,7 @@ final class RedirectPropertyChange(
 
   /** A READY redirect must point somewhere real, allowed, and not redirected itself. */
   private def requireDestinationTable(info: RedirectInfo, c: RedirectConfig): Unit = {
-    val dest = RedirectRouting.checkedDestinationPath(ctx, info.path, c)
+    val dest = Router.destinationPath(Router.destination(ctx, info.path, c.spec)).get
     if (RedirectLookup.read(ctx.hadoopConf(dest), dest).isEmpty) {
       throw RedirectErrors.redirectDestinationNotDelta(displayName, c.spec.describe)
     }

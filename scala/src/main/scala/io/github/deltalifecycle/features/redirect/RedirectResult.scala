@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
+import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.core.DeltaLifecycleException
 
 /**
@@ -37,7 +38,7 @@ object RedirectResult {
   def describe(ctx: RoutingContext, table: String, info: RedirectInfo): RedirectResult = {
     val c = info.config
     val route = c.flatMap { config =>
-      try Some(RedirectRouting.destinationOf(ctx, table, config.spec))
+      try Some(Router.destinationOf(ctx, table, config.spec))
       catch { case _: DeltaLifecycleException => None }
     }
     val (destinationName, destinationLocation) = route match {

@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
+import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.core.{
   ClientSupport,
   DeltaLifecycleException,
@@ -42,7 +43,7 @@ final class SetRedirect(
       rules: Seq[NoRedirectRule]
   ): RedirectResult = {
     val spec = specOf(target)
-    val destPath = RedirectRouting.destinationPath(ctx, displayName, spec)
+    val destPath = Router.destinationPath(ctx, displayName, spec)
     val enabling = enablingConfig(spec, mode, rules)
     val current = fresh()
     current.requireDirectCommits(displayName, "redirect")
@@ -81,7 +82,7 @@ final class SetRedirect(
    */
   def plan(target: RedirectTarget, mode: RedirectMode, rules: Seq[NoRedirectRule]): RedirectPlan = {
     val spec = specOf(target)
-    val destPath = RedirectRouting.destinationPath(ctx, displayName, spec)
+    val destPath = Router.destinationPath(ctx, displayName, spec)
     val enabling = enablingConfig(spec, mode, rules)
     val current = fresh()
     val refusals = new RefusalCollector
@@ -340,7 +341,7 @@ final class SetRedirect(
 
   private def sameTarget(c: RedirectConfig, spec: RedirectSpec): Boolean = (c.spec, spec) match {
     case (RedirectSpec.Location(a), RedirectSpec.Location(b)) =>
-      RedirectRouting.sameLocation(ctx, a, b)
+      Router.sameLocation(ctx, a, b)
     case (RedirectSpec.Table(a, _), RedirectSpec.Table(b, _)) => a.equalsIgnoreCase(b)
     case (a: RedirectSpec.UnityCatalogTable, b: RedirectSpec.UnityCatalogTable) =>
       a.describe.equalsIgnoreCase(b.describe)

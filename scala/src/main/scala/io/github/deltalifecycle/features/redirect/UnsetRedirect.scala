@@ -1,5 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
+import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.core.{
   DeltaLifecycleException,
   DeltaState,
@@ -82,7 +83,7 @@ final class UnsetRedirect(
       refusals: RefusalCollector,
       planned: Seq[String] => RedirectPlan
   ): RedirectPlan = {
-    val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
+    val destPath = Router.destinationPath(ctx, displayName, c.spec)
     val destInfo =
       try fresh(destPath, destPath.toString)
       catch { case e: DeltaLifecycleException => refusals.add(e); return planned(Nil) }
@@ -94,7 +95,7 @@ final class UnsetRedirect(
     )
     val lastDestinationData = destInfo.config match {
       case None => destInfo.version
-      case Some(d) if RedirectRouting.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
+      case Some(d) if Router.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
         RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(destInfo.path), destInfo)
       case Some(_) =>
         refusals.add(RedirectErrors.redirectChain(Seq(
@@ -162,7 +163,7 @@ final class UnsetRedirect(
   private def drop(initial: RedirectInfo, c: RedirectConfig): RedirectResult = {
     val report = new ProcedureReport
     val dropping = c.withState(RedirectState.DropInProgress)
-    val destPath = RedirectRouting.destinationPath(ctx, displayName, c.spec)
+    val destPath = Router.destinationPath(ctx, displayName, c.spec)
     // The destination gets a marker commit, and its protocol and metadata come back to the source.
     RedirectLookup.read(ctx.hadoopConf(destPath), destPath).foreach(
       _.requireDirectCommits(destPath.toString, s"bring the redirect of $displayName back from")
@@ -267,7 +268,7 @@ final class UnsetRedirect(
           s"committed version $v on the destination: marked read-only (DROP-REDIRECT-IN-PROGRESS)"
         )
         v - 1
-      case Some(d) if RedirectRouting.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
+      case Some(d) if Router.marksDestinationOf(ctx, d, destPath, log.tablePath) =>
         report.note("resuming: the destination is already marked")
         RedirectLookup.versionBeforeRedirect(ctx.hadoopConf(destInfo.path), destInfo)
       case Some(_) =>

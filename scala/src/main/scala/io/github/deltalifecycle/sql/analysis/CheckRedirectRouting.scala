@@ -1,8 +1,8 @@
 package io.github.deltalifecycle.sql.analysis
 
-import io.github.deltalifecycle.features.redirect.{RedirectConfig, RedirectState}
+import io.github.deltalifecycle.features.redirect.RedirectConfig
 import io.github.deltalifecycle.sql.LifecycleCatalog
-import io.github.deltalifecycle.sql.routing.{RedirectSession, RouteErrors}
+import io.github.deltalifecycle.sql.routing.{RouteErrors, Router}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.ResolvedTable
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -52,9 +52,7 @@ case class CheckRedirectRouting(spark: SparkSession) extends Rule[LogicalPlan] {
 
   private def check(path: String, metadata: Metadata): Unit =
     RedirectConfig.fromMetadata(metadata, path).foreach { c =>
-      val staleHere = !c.isDestinationMarker && c.state != RedirectState.EnableInProgress
-      val appReadsSource = c.ruleFor(RedirectSession.appName(spark)).isDefined
-      if (staleHere && !appReadsSource) throw RouteErrors.redirectNotRouted(
+      if (Router.readsElsewhere(spark, c)) throw RouteErrors.redirectNotRouted(
         path,
         c.state.name,
         classOf[LifecycleCatalog].getName

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.analysis
 
 import io.github.deltalifecycle.features.redirect.Access
 import io.github.deltalifecycle.shims.AnalyzerShim
-import io.github.deltalifecycle.sql.routing.SessionRouting
+import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.sql.streaming.RoutedDeltaSourceProvider
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -79,18 +79,17 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
       l.relation match {
         case h: HadoopFsRelation => h.location match {
             case index: TahoeLogFileIndex if !index.isTimeTravelQuery =>
-              val route = SessionRouting.routeOpened(
+              val route = Router.routeOpened(
                 spark,
                 index.deltaLog,
                 (index.version, index.protocol, index.metadata),
-                timeTravel = false,
                 index.path,
                 Access.Read,
                 index.path.toString
               )
               // A read by path: its destination opens with the session's configuration, as the
               // path itself does.
-              SessionRouting.destinationPath(route).map { dest =>
+              Router.destinationPath(route).map { dest =>
                 LogicalRelation(DeltaTableV2(spark, dest).toBaseRelation, l.isStreaming)
               }.getOrElse(l)
             case _ => l
@@ -115,8 +114,8 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
   ): Option[DataSourceV2Relation] =
     r.table match {
       case d: DeltaTableV2 if d.catalogTable.isEmpty && d.timeTravelOpt.isEmpty =>
-        val route = SessionRouting.route(spark, d, d.path, access, d.path.toString)
-        SessionRouting.destinationPath(route).map { dest =>
+        val route = Router.route(spark, d, d.path, access, d.path.toString)
+        Router.destinationPath(route).map { dest =>
           DataSourceV2Relation.create(
             d.copy(path = dest, tableIdentifier = None),
             None,
@@ -128,5 +127,5 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
     }
 
   private def routedPath(path: String, access: Access): Option[Path] =
-    SessionRouting.destinationPath(SessionRouting.route(spark, new Path(path), access, path))
+    Router.destinationPath(Router.route(spark, new Path(path), access, path))
 }

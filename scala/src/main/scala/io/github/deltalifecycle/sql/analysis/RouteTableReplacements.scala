@@ -1,10 +1,8 @@
 package io.github.deltalifecycle.sql.analysis
 
-import scala.util.Try
-
-import io.github.deltalifecycle.features.redirect.Access
+import io.github.deltalifecycle.features.redirect.{Access, Route}
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import io.github.deltalifecycle.sql.routing.SessionRouting
+import io.github.deltalifecycle.sql.routing.Router
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.ResolvedIdentifier
@@ -17,9 +15,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{
   UnresolvedTableSpec
 }
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.connector.catalog.{CatalogPlugin, Identifier}
+import org.apache.spark.sql.connector.catalog.CatalogPlugin
 import io.github.deltalifecycle.sql.RoutingCatalog
-import org.apache.spark.sql.delta.sources.DeltaSourceUtils
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
@@ -76,8 +73,8 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
       val named = if (SparkInternals.isSessionCatalog(catalog)) parts else catalog.name +: parts
       destination(named) match {
         case Some(dest) =>
-          val byPath = Identifier.of(Array(DeltaSourceUtils.ALT_NAME), dest.toString)
-          (ResolvedIdentifier(SparkInternals.sessionTableCatalog(spark), byPath), Some(dest))
+          val (session, byPath) = Router.destinationIdentifier(spark, Route.Destination(dest)).get
+          (ResolvedIdentifier(session, byPath), Some(dest))
         case None => (child, None)
       }
     case other => (other, None)
@@ -96,14 +93,8 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
   /** Whether the location `r` sets is the path its identifier (a ``delta.`path` ``) names. */
   private def namesItself(r: ReplaceTable): Boolean = (r.tableSpec.location, r.name) match {
     case (Some(location), ResolvedIdentifier(_, ident)) =>
-      Try(qualified(location) == qualified(ident.name)).getOrElse(false)
+      Router.sameLocation(spark, new Path(location), new Path(ident.name))
     case _ => false
-  }
-
-  // A path's name, qualified as delta-spark opens a table by its path; no file is opened.
-  private def qualified(location: String): Path = {
-    val path = new Path(location)
-    path.getFileSystem(spark.sessionState.newHadoopConf()).makeQualified(path)
   }
 
   /**
@@ -125,7 +116,7 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
 
   /** Where a write to the Delta table `nameParts` name goes, if its redirect sends it elsewhere. */
   private def destination(nameParts: Seq[String]): Option[Path] =
-    Try(LifecycleTableRef.resolve(spark, nameParts)).toOption.flatMap { ref =>
-      SessionRouting.destinationPath(SessionRouting.route(spark, ref.path, write, ref.displayName))
+    Router.tableNamed(spark, nameParts).flatMap { ref =>
+      Router.destinationPath(Router.route(spark, ref.path, write, ref.displayName))
     }
 }

@@ -3,7 +3,6 @@ package io.github.deltalifecycle.sql.commands
 import io.github.deltalifecycle.features.compatibility.DropImpact
 import io.github.deltalifecycle.features.dropfeature.{DropFeature, DropFeatureResult, DropMode}
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess, TableStorage}
-import io.github.deltalifecycle.sql.routing.StatementRouting
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Attribute
@@ -41,7 +40,7 @@ case class DropFeatureCommand(
       new DropFeature(spark, TableAccess.log(spark, target), target.catalogTable, table.displayName)
     // One read of the latest version: the drop plans from it, the impact is judged on it.
     val head = dropper.log.latestHead()
-    val r = StatementRouting.refusalsTyped("DROP FEATURE", table) {
+    val r = RedirectFeatureRefusals.typed("DROP FEATURE", table) {
       dropper.run(head, feature, truncateHistory, dryRun)
     }
     if (!dryRun) refreshCatalog(spark)

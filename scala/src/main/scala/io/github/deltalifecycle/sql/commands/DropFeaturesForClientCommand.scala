@@ -2,7 +2,6 @@ package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.compatibility.{DropFeaturesForClient, DropImpact}
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess}
-import io.github.deltalifecycle.sql.routing.StatementRouting
 import org.apache.spark.sql.{Row, SparkSession}
 
 /** Drops (or, DRY RUN, plans) every feature that keeps a client from reading or writing a table. */
@@ -18,7 +17,7 @@ case class DropFeaturesForClientCommand(
     val target = tableFor(spark, s"drop the features $client does not support from")
     val log = TableAccess.log(spark, target)
     val before = log.latestHead().protocol
-    val results = StatementRouting.refusalsTyped("DROP FEATURES FOR CLIENT", table) {
+    val results = RedirectFeatureRefusals.typed("DROP FEATURES FOR CLIENT", table) {
       new DropFeaturesForClient(spark, log, target.catalogTable, table.displayName)
         .run(client, forWrites, truncateHistory, dryRun)
     }

@@ -42,7 +42,7 @@ object LifecycleStatement {
 
     /**
      * Where the named table's redirect routes `access`, as every query's
-     * ([[io.github.deltalifecycle.sql.routing.StatementRouting]]).
+     * ([[io.github.deltalifecycle.sql.routing.Router]]).
      */
     final case class Routed(access: Access) extends Target
 

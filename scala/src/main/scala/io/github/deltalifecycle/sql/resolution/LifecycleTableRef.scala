@@ -12,9 +12,10 @@ import org.apache.spark.sql.catalyst.analysis.{
   NoSuchTableException
 }
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
-import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
+import org.apache.spark.sql.connector.catalog.TableCatalog
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import io.github.deltalifecycle.sql.{RoutingCatalog, StatementErrors}
+import io.github.deltalifecycle.sql.routing.Router
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
 /**
@@ -63,32 +64,26 @@ object LifecycleTableRef {
 
   private def resolveInCatalog(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = {
     val displayName = TableName.sql(nameParts)
-    val (catalogName, rest) =
-      if (nameParts.size > 1 && SparkInternals.isCatalogRegistered(spark, nameParts.head))
-        (nameParts.head, nameParts.tail)
-      else (SparkInternals.currentCatalogName(spark), nameParts)
-
-    if (catalogName.equalsIgnoreCase(SessionCatalogName)) {
-      val ident = rest match {
-        case Seq(t) => TableIdentifier(t)
-        case Seq(db, t) => TableIdentifier(t, Some(db))
+    val (plugin, ident) = Router.catalogAndIdentifier(spark, nameParts)
+    if (plugin.name().equalsIgnoreCase(SessionCatalogName)) {
+      val table = ident.namespace match {
+        case Array(db) =>
+          try SparkInternals.sessionCatalog(spark).getTableMetadata(TableIdentifier(
+              ident.name,
+              Some(db)
+            ))
+          catch notFound(displayName)
         case _ => throw StatementErrors.tableNotFound(displayName)
       }
-      val table =
-        try SparkInternals.sessionCatalog(spark).getTableMetadata(ident)
-        catch notFound(displayName)
       val provider = table.provider.getOrElse("")
       if (!provider.equalsIgnoreCase("delta"))
         throw StatementErrors.notDeltaProvider(displayName, provider)
-      LifecycleTableRef(new Path(table.location), displayName, Some(table), Some(catalogName))
+      LifecycleTableRef(new Path(table.location), displayName, Some(table), Some(plugin.name()))
     } else {
-      val catalog = SparkInternals.catalog(spark, catalogName) match {
+      val catalog = plugin match {
         case t: TableCatalog => t
         case _ => throw StatementErrors.tableNotFound(displayName)
       }
-      val namespace =
-        if (rest.size > 1) rest.init.toArray else SparkInternals.currentNamespace(spark)
-      val ident = Identifier.of(namespace, rest.last)
       val table =
         try catalog match {
             case r: RoutingCatalog => r.loadUnrouted(ident)

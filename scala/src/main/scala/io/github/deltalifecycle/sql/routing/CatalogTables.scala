@@ -10,7 +10,7 @@ import io.github.deltalifecycle.sql.{LifecycleCatalog, RoutingCatalog}
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableCatalog, TableWritePrivilege}
+import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableWritePrivilege}
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
 import org.apache.spark.sql.delta.sources.{DeltaDataSource, DeltaSQLConf}
 import org.apache.spark.sql.deltalifecycle.SparkInternals
@@ -19,9 +19,15 @@ import org.apache.spark.sql.deltalifecycle.SparkInternals
  * What a redirect-aware catalog does with a table it loaded: every catalog of this project (the
  * session catalog [[io.github.deltalifecycle.sql.LifecycleCatalog]] and the wrapper of any other
  * catalog, [[io.github.deltalifecycle.sql.RoutingCatalog]]) hands each Delta table it loads here,
- * and gets back the table the access goes to, as [[SessionRouting]] decides it.
+ * and gets back the table the access goes to, as [[Router]] decides it.
  */
 object CatalogTables {
+
+  /** The option naming the class of the catalog a [[RoutingCatalog]] wraps. */
+  val DelegateOption = "deltaLifecycle.delegate"
+
+  /** The setting of [[DelegateOption]] for the catalog `name`. */
+  def delegateSetting(name: String): String = s"spark.sql.catalog.$name.$DelegateOption"
 
   /**
    * The table `table` (as `catalog` loaded it under `ident`) goes to for `access`: itself, the same
@@ -89,41 +95,20 @@ object CatalogTables {
         // the destination opens with the session's configuration, as a path does.
         case None => DeltaTableV2(spark, dest)
       }
-    case Route.DestinationTable(name, _) => loadByName(SparkSession.active, name, access)
+    case table: Route.DestinationTable => loadByName(SparkSession.active, table, access)
   }
 
-  /**
-   * The table `name` (SQL text: a session catalog name, or one with its catalog in front) as its
-   * catalog loads it for `access`.
-   */
-  def loadByName(spark: SparkSession, name: String, access: Access): Table = {
-    val (catalog, ident) = catalogAndIdentifier(spark, TableName.parts(name))
+  /** The destination table of `route` as its catalog loads it for `access`. */
+  private def loadByName(spark: SparkSession, route: Route, access: Access): Table = {
+    val (catalog, ident) = Router.destinationIdentifier(spark, route).get
     access match {
-      case Access.Read => catalog.loadTable(ident)
       case Access.Write(ops) =>
         val privileges = ops.flatMap(o =>
           TableWritePrivilege.values().find(_.name.equalsIgnoreCase(o))
         ).asJava
-        if (privileges.isEmpty) catalog.loadTable(ident)
-        else catalog.loadTable(ident, privileges)
+        if (privileges.isEmpty) catalog.loadTable(ident) else catalog.loadTable(ident, privileges)
+      case Access.Read => catalog.loadTable(ident)
     }
-  }
-
-  /**
-   * The catalog and identifier of the table `parts` names: the first part is a catalog when more
-   * parts follow and a catalog of that name is configured; otherwise the name is the session
-   * catalog's.
-   */
-  def catalogAndIdentifier(spark: SparkSession, parts: Seq[String]): (TableCatalog, Identifier) = {
-    val (catalogName, rest) =
-      if (
-        parts.size > 2 &&
-        (parts.head.equalsIgnoreCase(SparkInternals.SessionCatalogName) ||
-          SparkInternals.isCatalogRegistered(spark, parts.head))
-      ) (parts.head, parts.tail)
-      else (SparkInternals.SessionCatalogName, parts)
-    val catalog = SparkInternals.catalog(spark, catalogName).asInstanceOf[TableCatalog]
-    (catalog, Identifier.of(rest.init.toArray, rest.last))
   }
 
   /**
@@ -151,7 +136,7 @@ object CatalogTables {
           plugin.name(),
           plugin.getClass.getName,
           classOf[RoutingCatalog].getName,
-          RoutingCatalog.delegateSetting(plugin.name())
+          delegateSetting(plugin.name())
         )
     }
   }
@@ -161,7 +146,7 @@ object CatalogTables {
     // Not d.name(): for a path table it opens the Delta log, which delta-spark may refuse.
     val name = d.catalogTable.map(t => TableName.sql(t.identifier.nameParts))
       .getOrElse(TableName.ofPath(path.toString))
-    SessionRouting.route(SparkSession.active, d, path, access, name)
+    Router.route(SparkSession.active, d, path, access, name)
   }
 
   private def updatesCatalogEntries(spark: SparkSession): Boolean =

@@ -1,15 +1,12 @@
 package io.github.deltalifecycle.sql.routing
 
-import scala.util.control.NonFatal
-
-import io.github.deltalifecycle.features.redirect.{Access, RoutingContext, StorageAccess}
 import io.github.deltalifecycle.core.TableName
+import io.github.deltalifecycle.features.redirect.{Access, RoutingContext, StorageAccess}
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import io.github.deltalifecycle.sql.settings.AdministratorSettings
 import io.github.deltalifecycle.sql.unitycatalog.{PathOperation, UnityCatalogs}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.delta.catalog.DeltaTableV2
 
 /** The session settings redirection reads, and the routing context built from them. */
 object RedirectSession {
@@ -29,25 +26,11 @@ object RedirectSession {
       operation: String
   ): RoutingContext = context(spark, TableStorage.access(spark, table, elsewhere, operation))
 
-  /**
-   * The context of routing `access` to `table`, which a catalog loaded at `path`: a table of a
-   * governing catalog opens as the catalog vends it, and a location that is no table's (its
-   * redirect's destination) with what the catalog vends for that path.
-   */
-  def context(spark: SparkSession, table: DeltaTableV2, path: Path, access: Access)
-      : RoutingContext =
-    table.catalogTable match {
-      case Some(entry) =>
-        val ref = LifecycleTableRef(
-          path,
-          TableName.sql(entry.identifier.nameParts),
-          Some(entry),
-          entry.identifier.catalog
-        )
-        val elsewhere = if (access == Access.Read) PathOperation.Read else PathOperation.ReadWrite
-        context(spark, ref, elsewhere, operation = "route an access to")
-      case None => context(spark)
-    }
+  /** The context of routing `access` to `table`, a statement's or one a catalog loaded. */
+  def context(spark: SparkSession, table: LifecycleTableRef, access: Access): RoutingContext = {
+    val elsewhere = if (access == Access.Read) PathOperation.Read else PathOperation.ReadWrite
+    context(spark, table, elsewhere, "route an access to")
+  }
 
   private def context(spark: SparkSession, storage: StorageAccess): RoutingContext = RoutingContext(
     storage = storage,
@@ -71,11 +54,10 @@ object RedirectSession {
       .flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
 
   /**
-   * The location of the catalog table `name` (SQL text such as db.t or `` `my.db`.t ``), if it
-   * exists and is a Delta table. Routing asks this of a redirect's destination; a name that does
-   * not resolve leaves routing to the location the redirect recorded.
+   * The location of the catalog table `name` (SQL text such as db.t or `` `my.db`.t ``), if a
+   * catalog has it as a Delta table; a name that names none leaves routing to the location the
+   * redirect recorded. Any other failure is the router's error policy's.
    */
   private def catalogLocation(spark: SparkSession, name: String): Option[Path] =
-    try Some(LifecycleTableRef.resolve(spark, TableName.parts(name)).path)
-    catch { case NonFatal(_) => None }
+    Router.tableNamed(spark, TableName.parts(name)).map(_.path)
 }

@@ -58,7 +58,7 @@ object ForeachBatchRedirects extends Logging {
       .find(racedRedirect).map { message =>
         val lines = message.linesIterator.map(_.trim).toSeq
         RouteErrors.streamBatchRacedRedirect(
-          StreamRouting.queryId(SparkSession.active),
+          RoutedDeltaSink.queryId(SparkSession.active),
           batchId,
           lines.find(racedRedirect).getOrElse(lines.headOption.getOrElse("")),
           failure

@@ -3,8 +3,11 @@ package io.github.deltalifecycle.sql.streaming
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.sql.routing.RouteErrors
+import io.github.deltalifecycle.features.redirect.{RedirectState, Wait}
+import io.github.deltalifecycle.shims.StreamingShim
+import io.github.deltalifecycle.sql.routing.{RouteErrors, Router}
 import org.apache.spark.internal.Logging
+import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.{DataFrame, SQLContext, SparkSession}
 import org.apache.spark.sql.delta.DeltaOptions
 import org.apache.spark.sql.delta.sources.DeltaSink
@@ -17,11 +20,11 @@ import org.apache.spark.sql.streaming.OutputMode
  *
  * A batch routed to a table whose redirect is being enabled or removed (ENABLE- or
  * DROP-REDIRECT-IN-PROGRESS, which take no writes) waits for the state to end, at most
- * [[StreamRouting.WaitTimeoutKey]], then goes where the redirect now sends it. A batch whose table
- * changed state while it was being written fails delta-spark's conflict check and is not committed;
- * the query then stops with DELTA_LIFECYCLE_STREAM_REDIRECT_CHANGED, and a restart from its
- * checkpoint writes that batch once, where the redirect sends it: delta-spark's sink records each
- * batch in the table's log (a `txn` of the query id), and the redirect's copy and replay carry
+ * [[RoutedDeltaSink.WaitTimeoutKey]], then goes where the redirect now sends it. A batch whose
+ * table changed state while it was being written fails delta-spark's conflict check and is not
+ * committed; the query then stops with DELTA_LIFECYCLE_STREAM_REDIRECT_CHANGED, and a restart from
+ * its checkpoint writes that batch once, where the redirect sends it: delta-spark's sink records
+ * each batch in the table's log (a `txn` of the query id), and the redirect's copy and replay carry
  * those records with the log.
  */
 final class RoutedDeltaSink(
@@ -32,6 +35,8 @@ final class RoutedDeltaSink(
     options: DeltaOptions
 ) extends Sink
     with Logging {
+
+  import RoutedDeltaSink._
 
   private val spark: SparkSession = sqlContext.sparkSession
   @volatile private var current: Option[(StreamTarget, DeltaSink)] = None
@@ -55,25 +60,26 @@ final class RoutedDeltaSink(
 
   /** Where batch `batchId` goes, once the table's redirect takes writes. */
   private def awaitTarget(batchId: Long): StreamTarget = {
-    val timeoutSeconds = StreamRouting.waitTimeoutSeconds(spark)
+    val timeoutSeconds = spark.conf.getOption(WaitTimeoutKey).map(JavaUtils.timeStringAsSec)
+      .getOrElse(DefaultWaitTimeoutSeconds)
     val deadline = System.nanoTime() + timeoutSeconds * 1000000000L
     var pause = 500L
     while (true) {
-      StreamRouting.writeTarget(spark, table) match {
+      writeTarget match {
         case Right(target) => return target
         case Left(inProgress) if System.nanoTime() > deadline =>
           throw RouteErrors.streamRedirectWait(
             table.name,
-            inProgress.state,
+            inProgress.state.name,
             queryId,
             batchId,
             timeoutSeconds,
-            StreamRouting.WaitTimeoutKey
+            WaitTimeoutKey
           )
         case Left(inProgress) =>
           logInfo(
             s"Batch $batchId of streaming query $queryId waits for ${table.name} to leave " +
-              s"${inProgress.state}"
+              s"${inProgress.state.name}"
           )
           Thread.sleep(pause) // interrupted when the query stops
           pause = math.min(pause * 2, 10000L)
@@ -81,6 +87,13 @@ final class RoutedDeltaSink(
     }
     throw new IllegalStateException("unreachable")
   }
+
+  /** Where a micro-batch written now goes, or the IN-PROGRESS state it waits for. */
+  private def writeTarget: Either[Wait, StreamTarget] =
+    Router.streamWrite(spark, table.origin, table.name, table.catalogTable).map(route =>
+      Router.destinationTable(spark, route).map(dest => StreamTarget(dest.path, dest.catalogTable))
+        .getOrElse(StreamTarget(table.origin, table.catalogTable))
+    )
 
   private def sinkAt(target: StreamTarget): DeltaSink = current match {
     case Some((t, sink)) if t == target => sink
@@ -109,23 +122,34 @@ final class RoutedDeltaSink(
       target: StreamTarget,
       batchId: Long,
       failure: Throwable
-  ): Option[DeltaLifecycleException] =
-    try {
-      val next = StreamRouting.nextWriteLocation(spark, table)
-      val state = StreamRouting.stateOf(spark, table)
-      val moved = !StreamRouting.sameLocation(spark, next, target.location)
-      if (moved || state != "NORMAL" && state != "READY") {
-        Some(RouteErrors.streamRedirectChanged(
-          table.name,
-          state,
-          queryId,
-          batchId,
-          target.location.toString,
-          next.toString,
-          failure
-        ))
-      } else None
-    } catch { case NonFatal(_) => None }
+  ): Option[DeltaLifecycleException] = {
+    val next = writeTarget.fold(_.next, _.location)
+    val state = Router.read(spark, table.origin, table.catalogTable).map(_.state)
+      .getOrElse(RedirectState.Normal)
+    val moved = !Router.sameLocation(spark, next, target.location)
+    if (moved || state != "NORMAL" && state != "READY") {
+      Some(RouteErrors.streamRedirectChanged(
+        table.name,
+        state,
+        queryId,
+        batchId,
+        target.location.toString,
+        next.toString,
+        failure
+      ))
+    } else None
+  }
 
-  private def queryId: String = StreamRouting.queryId(spark)
+  private def queryId: String = RoutedDeltaSink.queryId(spark)
+}
+
+object RoutedDeltaSink {
+
+  /** How long a streaming write waits for an IN-PROGRESS redirect state to end (a preference). */
+  val WaitTimeoutKey = "spark.deltaLifecycle.streaming.redirectWaitTimeout"
+  private val DefaultWaitTimeoutSeconds = 600L
+
+  /** The streaming query whose micro-batch this thread runs. */
+  def queryId(spark: SparkSession): String =
+    String.valueOf(spark.sparkContext.getLocalProperty(StreamingShim.QueryIdKey))
 }

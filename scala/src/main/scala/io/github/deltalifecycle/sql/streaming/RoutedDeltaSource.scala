@@ -3,13 +3,9 @@ package io.github.deltalifecycle.sql.streaming
 import scala.collection.mutable
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.features.redirect.{
-  RedirectCycle,
-  RedirectLookup,
-  VersionCorrespondence
-}
+import io.github.deltalifecycle.features.redirect.{RedirectCycle, VersionCorrespondence}
 import io.github.deltalifecycle.sql.resolution.TableStorage
-import io.github.deltalifecycle.sql.routing.SessionRouting
+import io.github.deltalifecycle.sql.routing.Router
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -51,7 +47,7 @@ final class RoutedDeltaSource(
     with SupportsTriggerAvailableNow
     with Logging {
 
-  private var reading: Path = StreamRouting.readLocation(spark, table)
+  private var reading: Path = table.readLocation(spark)
   private var delegate: DeltaSource = open(reading)
   private var availableNow = false
   private val correspondences = mutable.Map.empty[String, VersionCorrespondence]
@@ -153,7 +149,7 @@ final class RoutedDeltaSource(
    */
   private def route(fresh: Boolean): Path =
     if (!fresh && sameLocation(reading, table.origin) && noRedirectInDeltasView) reading
-    else StreamRouting.readLocation(spark, table)
+    else table.readLocation(spark)
 
   private def moveTo(location: Path): Unit =
     if (!sameLocation(location, reading)) {
@@ -174,10 +170,10 @@ final class RoutedDeltaSource(
       deltaOptions + ("path" -> location.toString)
     ).asInstanceOf[DeltaSource]
 
-  private def noRedirectInDeltasView: Boolean = SessionRouting.openedNotRedirected(
+  private def noRedirectInDeltasView: Boolean = Router.notRedirected(
     spark,
     delegate.deltaLog,
-    delegate.deltaLog.unsafeVolatileSnapshot,
+    Router.facts(delegate.deltaLog.unsafeVolatileSnapshot),
     reading
   )
 
@@ -203,10 +199,9 @@ final class RoutedDeltaSource(
     )
 
   private def isTable(location: Path): Boolean =
-    try RedirectLookup.read(hadoopConf, location).isDefined
-    catch { case NonFatal(_) => false }
+    Router.read(spark, location, table.catalogTable).isDefined
 
-  private def sameLocation(a: Path, b: Path): Boolean = StreamRouting.sameLocation(spark, a, b)
+  private def sameLocation(a: Path, b: Path): Boolean = Router.sameLocation(spark, a, b)
 
   private def hadoopConf = TableStorage.hadoopConf(spark, table.catalogTable)
 }

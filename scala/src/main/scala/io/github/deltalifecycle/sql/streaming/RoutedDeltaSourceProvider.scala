@@ -2,10 +2,8 @@ package io.github.deltalifecycle.sql.streaming
 
 import java.util.Locale
 
-import scala.util.Try
-
 import io.github.deltalifecycle.core.TableName
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
+import io.github.deltalifecycle.sql.routing.Router
 
 import org.apache.spark.sql.SQLContext
 import org.apache.spark.sql.delta.sources.DeltaDataSource
@@ -31,7 +29,7 @@ class RoutedDeltaSourceProvider extends StreamSourceProvider {
       parameters: Map[String, String]
   ): (String, StructType) = {
     val spark = sqlContext.sparkSession
-    val location = StreamRouting.readLocation(spark, tableOf(sqlContext, parameters))
+    val location = tableOf(sqlContext, parameters).readLocation(spark)
     new DeltaDataSource().sourceSchema(
       sqlContext,
       schema,
@@ -73,8 +71,8 @@ object RoutedDeltaSourceProvider {
     (get(parameters, TableLocationOption), get(parameters, TableNameOption)) match {
       case (Some(location), Some(name)) =>
         // Its catalog entry, loaded again: what a governing catalog vends for the table.
-        val entry = Try(LifecycleTableRef.resolve(sqlContext.sparkSession, TableName.parts(name)))
-          .toOption.flatMap(_.catalogTable)
+        val entry = Router.tableNamed(sqlContext.sparkSession, TableName.parts(name))
+          .flatMap(_.catalogTable)
         StreamedTable(new org.apache.hadoop.fs.Path(location), name, entry)
       case _ => StreamedTable(sqlContext.sparkSession, path, None)
     }

@@ -11,6 +11,7 @@ import io.github.deltalifecycle.features.redirect.{
   UnityCatalogTableInfo
 }
 import io.github.deltalifecycle.sql.RoutingCatalog
+import io.github.deltalifecycle.sql.routing.CatalogTables
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
@@ -40,14 +41,14 @@ object UnityCatalogs {
     val isConnector = conf.getOption(prefix).exists {
       case ConnectorClass => true
       case c if c == classOf[RoutingCatalog].getName =>
-        conf.getOption(s"$prefix.${RoutingCatalog.DelegateOption}").contains(ConnectorClass)
+        conf.getOption(s"$prefix.${CatalogTables.DelegateOption}").contains(ConnectorClass)
       case _ => false
     }
     if (!isConnector) None
     else {
       val settings = conf.getAll.collect {
         case (k, v) if k.startsWith(s"$prefix.") => k.stripPrefix(s"$prefix.") -> v
-      } - RoutingCatalog.DelegateOption
+      } - CatalogTables.DelegateOption
       settings.get("uri").map(_ =>
         clients.computeIfAbsent((catalog, settings), k => new UnityCatalogClient(k._1, k._2))
       )

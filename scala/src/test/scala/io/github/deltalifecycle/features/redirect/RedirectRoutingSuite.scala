@@ -6,6 +6,7 @@ import io.github.deltalifecycle.core.DeltaLifecycleException
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
+import io.github.deltalifecycle.sql.routing.Router
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -53,7 +54,7 @@ class RedirectRoutingSuite extends AnyFunSuite {
   }
 
   private def route(info: RedirectInfo, access: Access, ctx: RoutingContext = context()): Route =
-    RedirectRouting.route(ctx, info, access, "the table")
+    Router.route(ctx, info, access, "the table")
 
   private def refusal(info: RedirectInfo, access: Access, ctx: RoutingContext = context()) =
     intercept[DeltaLifecycleException](route(info, access, ctx)).getCondition

@@ -5,6 +5,7 @@ import io.github.deltalifecycle.SparkLines
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.core.DeltaLifecycleException
 import io.github.deltalifecycle.features.redirect.{Access, RedirectLookup, Route}
+import io.github.deltalifecycle.sql.routing.Router
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.TableIdentifier
@@ -14,7 +15,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * Routing through the session: names whose quoted parts contain a dot, on either side of a
- * redirect, and the one error policy of [[SessionRouting]].
+ * redirect, and the one error policy of [[Router]].
  */
 class SessionRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
   import spark.implicits._
@@ -166,7 +167,7 @@ class SessionRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
   test("an unreadable log is not routed; this project's typed errors propagate") {
     // No file system serves the scheme: the log cannot be read, so delta-spark judges the path.
     val unreadable = new Path("no-such-scheme:/tables/t")
-    assert(SessionRouting.route(spark, unreadable, Access.Read, "t") === Route.Direct)
+    assert(Router.route(spark, unreadable, Access.Read, "t") === Route.Direct)
 
     val path = scratch.resolve("malformed-redirect").toString
     sql(s"CREATE TABLE delta.`$path` (id BIGINT) USING delta")
@@ -178,7 +179,7 @@ class SessionRoutingSuite extends AnyFunSuite with LifecycleSparkSession {
       org.apache.spark.sql.delta.DeltaOperations.ManualUpdate
     )
     val e = intercept[DeltaLifecycleException] {
-      SessionRouting.route(spark, new Path(path), Access.Read, path)
+      Router.route(spark, new Path(path), Access.Read, path)
     }
     assert(e.getCondition === "DELTA_LIFECYCLE_INVALID_REDIRECT")
     val viaQuery = intercept[AnalysisException](sql(s"SELECT * FROM delta.`$path`"))

@@ -193,7 +193,7 @@ class StreamingRedirectSuite extends AnyFunSuite with LifecycleSparkSession {
         s"""'{"Type":"Object Store","State":"ENABLE-REDIRECT-IN-PROGRESS",""" +
         s""""Spec":{"Location":"$dest"}}')"""
     )
-    spark.conf.set(StreamRouting.WaitTimeoutKey, "2s")
+    spark.conf.set(RoutedDeltaSink.WaitTimeoutKey, "2s")
     try {
       val q = spark.readStream.format("delta").load(src).writeStream.format("delta")
         .option("checkpointLocation", newTableDir("wait-checkpoint"))
@@ -201,7 +201,7 @@ class StreamingRedirectSuite extends AnyFunSuite with LifecycleSparkSession {
       val e = intercept[StreamingQueryException](q.awaitTermination(120000))
       assert(e.getMessage.contains("DELTA_LIFECYCLE_STREAM_REDIRECT_WAIT"), e.getMessage)
       assert(e.getMessage.contains("ENABLE-REDIRECT-IN-PROGRESS"), e.getMessage)
-    } finally spark.conf.unset(StreamRouting.WaitTimeoutKey)
+    } finally spark.conf.unset(RoutedDeltaSink.WaitTimeoutKey)
   }
 
   private def eventually(condition: => Boolean): Unit = {

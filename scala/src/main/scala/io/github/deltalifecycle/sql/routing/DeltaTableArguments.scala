@@ -1,11 +1,9 @@
 package io.github.deltalifecycle.sql.routing
 
 import scala.annotation.nowarn
-import scala.util.Try
 
 import io.github.deltalifecycle.core.{DeltaLifecycleException, TableName}
 import io.github.deltalifecycle.features.redirect.Access
-import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.FunctionIdentifier
@@ -23,7 +21,7 @@ import org.apache.spark.sql.types.StringType
  * that is not redirected comes back as it was given, so delta-spark builds exactly what it would
  * have built.
  */
-object DeltaTableRouting {
+object DeltaTableArguments {
 
   /** The destination of the redirected table at `path`, else `path`. */
   def pathFor(spark: SparkSession, path: String): String =
@@ -39,7 +37,7 @@ object DeltaTableRouting {
     val parts = TableName.parts(name)
     val routed = for {
       named <- Some(parts).filter(p => p.length <= 2 && !isTempView(spark, p))
-      ref <- Try(LifecycleTableRef.resolve(spark, named)).toOption
+      ref <- Router.tableNamed(spark, named)
       dest <- destination(spark, ref.path, name)
       routedName <- ref.catalogTable match {
         case Some(entry) =>
@@ -98,15 +96,16 @@ object DeltaTableRouting {
     try {
       // A table by its path opens with the session's configuration, as DeltaTable.forPath opens it.
       lazy val log = DeltaLog.forTable(spark, path)
-      SessionRouting.destinationPath(SessionRouting.routeOpened(
-        spark,
-        log,
-        SessionRouting.facts(log.unsafeVolatileSnapshot),
-        timeTravel = false,
-        path,
-        Access.Read,
-        what
-      ))
+      val route =
+        Router.routeOpened(
+          spark,
+          log,
+          Router.facts(log.unsafeVolatileSnapshot),
+          path,
+          Access.Read,
+          what
+        )
+      Router.destinationPath(route)
     } catch {
       // Not a Delta table: delta-spark's own error says so, as without this project.
       case e: DeltaLifecycleException if e.condition == NotADeltaTable => None
