@@ -111,16 +111,16 @@ object ReferencedFiles {
     val checkpoint =
       if (after.isDefined || (upToListing.commit(0).isDefined && base == 0)) None
       else upToListing.checkpoints.find(_.version == base)
-    val commits = upToListing.commits.filter(_.version >= base)
+    val laterCommits = upToListing.commits.filter(_.version >= base)
     val checkpointed =
       checkpoint.map(c => checkpointRows(spark, storage, options, upToListing.logPath, c))
     val checkpointAdds: Option[DataFrame] = for {
       c <- checkpoint
       (rows, _) <- checkpointed
     } yield addsOf(rows, c.version)
-    if (checkpoint.isEmpty && commits.isEmpty) return spark.sparkContext.emptyRDD
+    if (checkpoint.isEmpty && laterCommits.isEmpty) return spark.sparkContext.emptyRDD
     // The copy caches this list (TableCopy), so its partitions hold a bounded number of files.
-    val commitBytes = commits.map(_.status.getLen).sum
+    val commitBytes = laterCommits.map(_.status.getLen).sum
     val partitions = math.max(
       spark.sparkContext.defaultParallelism,
       FilePartitions.partitionsFor(
@@ -135,7 +135,13 @@ object ReferencedFiles {
     val files: RDD[Either[Long, CopyFile]] =
       if (commitBytes > FileState.DriverTailBytes) {
         val fromCommits = actions(
-          read(spark, options, commits.map(_.status.getPath.toString), commitSchema, json = true),
+          read(
+            spark,
+            options,
+            laterCommits.map(_.status.getPath.toString),
+            commitSchema,
+            json = true
+          ),
           regexp_extract(col("_metadata.file_name"), "^0*(\\d+)\\.json$", 1).cast(LongType)
         )
         merged(
@@ -147,7 +153,7 @@ object ReferencedFiles {
         // A checkpoint is reconciled already, and the commits after it are few: the driver reads
         // them and merges their actions per path, and one pass over the checkpoint merges each of
         // its adds with what the commits say of the same path.
-        val tail = PathHistory.ofCommits(storage.conf(root), root, commits)
+        val tail = PathHistory.ofCommits(storage.conf(root), root, laterCommits)
         val fromTail = spark.sparkContext.parallelize(tail.values.toSeq.flatMap(_.files(root)), 1)
         (checkpointAdds.map(oncePerAdd(rootString, _, tail)).toSeq :+
           fromTail.map(Right(_): Either[Long, CopyFile])).reduce(_ union _)
