@@ -113,3 +113,13 @@ object DeltaTableArguments {
 
   private val NotADeltaTable = "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE"
 }
+
+/**
+ * The name [[DeltaTableArguments]] had in the docs that Scala and Java users followed; code that
+ * passes its answers to delta-spark keeps compiling and working.
+ */
+@deprecated("use DeltaTableArguments", "0.1.0")
+object DeltaTableRouting {
+  def pathFor(spark: SparkSession, path: String): String = DeltaTableArguments.pathFor(spark, path)
+  def nameFor(spark: SparkSession, name: String): String = DeltaTableArguments.nameFor(spark, name)
+}
