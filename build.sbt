@@ -213,9 +213,7 @@ lazy val lifecycle = (project in file("scala"))
     Test / testGrouping := testJvmGroups(
       (Test / definedTests).value,
       ForkOptions()
-        // C1 only: C2's compiles of a suite's many short Spark jobs on small tables cost more
-        // processor time than they save (benchmarks, Test / run, keep the JVM's default).
-        .withRunJVMOptions(((Test / javaOptions).value :+ "-XX:TieredStopAtLevel=1").toVector)
+        .withRunJVMOptions((Test / javaOptions).value.toVector)
         .withWorkingDirectory((ThisBuild / baseDirectory).value)
         .withEnvVars((Test / envVars).value)
     ),
