@@ -71,7 +71,6 @@ _EXAMPLE_PATH = re.compile(
 #: The docstrings that find ``/data/events`` redirected to ``/new/events``.
 REDIRECTED = {
     "delta_lifecycle.config.route_delta_tables",
-    "delta_lifecycle.results._redirect.RedirectStatus.from_row",
     "delta_lifecycle.tables.LifecycleTable.unset_redirect",
 }
 

@@ -7,7 +7,7 @@ from typing import Iterable, Optional, Tuple
 
 from pyspark.sql import Row
 
-from delta_lifecycle.results._rows import _from_row
+from delta_lifecycle.results._rows import StatementRow
 
 #: The columns of ``ALTER TABLE … CLEAN LOG``, in order.
 CLEANUP_COLUMNS: Tuple[str, ...] = (
@@ -16,7 +16,7 @@ CLEANUP_COLUMNS: Tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
-class CleanedLogFile:
+class CleanedLogFile(StatementRow, columns=CLEANUP_COLUMNS, statement="ALTER TABLE … CLEAN LOG"):
     """One expired log file that `ALTER TABLE … CLEAN LOG` deleted, would delete, or kept.
 
     Attributes
@@ -57,20 +57,6 @@ class CleanedLogFile:
     def deleted(self) -> bool:
         """Whether the cleanup deletes the file (or, in a dry run, would)."""
         return self.action != "kept"
-
-    @classmethod
-    def from_row(cls, row: Row) -> "CleanedLogFile":
-        """Build a [`CleanedLogFile`][delta_lifecycle.results.CleanedLogFile] from one row `CLEAN LOG` returns.
-
-        Raises `ValueError` when the row lacks one of the statement's columns.
-
-        Examples
-        --------
-        >>> sql = "ALTER TABLE delta.`/data/events` CLEAN LOG RETAIN 24 HOURS DRY RUN"
-        >>> CleanedLogFile.from_row(spark.sql(sql).collect()[0]).path
-        'file:/data/events/_delta_log/00000000000000000000.json'
-        """
-        return _from_row(cls, row, CLEANUP_COLUMNS, "ALTER TABLE … CLEAN LOG")
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Optional, Tuple
 
-from pyspark.sql import Row
-
-from delta_lifecycle.results._rows import _from_row
+from delta_lifecycle.results._rows import StatementRow
 
 #: ``COMPACT LOG``'s ``status``: it wrote the file; a compaction of exactly the range was
 #: already there; a wider compaction already covers the range; or nothing to compact.
@@ -21,7 +19,7 @@ COMPACTION_COLUMNS: Tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
-class CompactionResult:
+class CompactionResult(StatementRow, columns=COMPACTION_COLUMNS, statement="ALTER TABLE … COMPACT LOG"):
     """What `ALTER TABLE … COMPACT LOG` did: its one result row.
 
     Attributes
@@ -69,19 +67,3 @@ class CompactionResult:
     def written(self) -> bool:
         """Whether this call wrote the compaction file."""
         return self.status == "written"
-
-    @classmethod
-    def from_row(cls, row: Row) -> "CompactionResult":
-        """Build a [`CompactionResult`][delta_lifecycle.results.CompactionResult] from the row `COMPACT LOG` returns.
-
-        Raises `ValueError` when the row lacks one of the statement's columns or has a
-        `status` outside `CompactionStatus`, which means the jar on the JVM does not
-        match this Python package.
-
-        Examples
-        --------
-        >>> rows = spark.sql("ALTER TABLE delta.`/data/events` COMPACT LOG").collect()
-        >>> CompactionResult.from_row(rows[0]).status
-        'written'
-        """
-        return _from_row(cls, row, COMPACTION_COLUMNS, "ALTER TABLE … COMPACT LOG")

@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Tuple
 
-from pyspark.sql import Row
-
-from delta_lifecycle.results._rows import _from_row
+from delta_lifecycle.results._rows import StatementRow
 
 #: ``DESCRIBE COMPATIBILITY``'s ``canRead`` / ``canWrite``: ``"unknown"`` when no source says
 #: whether the client handles one of the table's features.
@@ -24,7 +22,7 @@ COMPATIBILITY_COLUMNS: Tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
-class ClientCompatibility:
+class ClientCompatibility(StatementRow, columns=COMPATIBILITY_COLUMNS, statement="DESCRIBE COMPATIBILITY"):
     """Whether one client (and version range) can read and write a table version: one row of
     `DESCRIBE COMPATIBILITY`. Decided from the table's protocol and the capability file
     bundled in the jar (docs/compatibility.md).
@@ -77,20 +75,3 @@ class ClientCompatibility:
     write_needs_truncate_history: bool
     sources: Tuple[str, ...]
     table: str
-
-    @classmethod
-    def from_row(cls, row: Row) -> "ClientCompatibility":
-        """Build a [`ClientCompatibility`][delta_lifecycle.results.ClientCompatibility] from a `DESCRIBE COMPATIBILITY` row.
-
-        Raises `ValueError` when the row lacks a column or has a value outside
-        `Access` or `Evidence`.
-
-        Examples
-        --------
-        >>> rows = spark.sql("DESCRIBE COMPATIBILITY delta.`/data/events`").collect()
-        >>> {ClientCompatibility.from_row(r).client for r in rows} >= {"deltalake-1.x"}
-        True
-        >>> [c.can_read for c in map(ClientCompatibility.from_row, rows) if c.client == "trino"]
-        ['yes']
-        """
-        return _from_row(cls, row, COMPATIBILITY_COLUMNS, "DESCRIBE COMPATIBILITY")

@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Optional, Tuple
 
-from pyspark.sql import Row
-
-from delta_lifecycle.results._rows import _from_row
+from delta_lifecycle.results._rows import StatementRow
 
 #: ``DROP FEATURE``'s ``mode``: under checkpoint protection, or by truncating history.
 DropMode = Literal["fast", "truncate-history"]
@@ -24,7 +22,7 @@ DROP_FEATURE_COLUMNS: Tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
-class DropFeatureResult:
+class DropFeatureResult(StatementRow, columns=DROP_FEATURE_COLUMNS, statement="ALTER TABLE … DROP FEATURE"):
     """What `ALTER TABLE … DROP FEATURE` did or, with `DRY RUN`, will do.
 
     Attributes
@@ -92,19 +90,3 @@ class DropFeatureResult:
     def dropped(self) -> bool:
         """Whether the feature is gone from the protocol."""
         return self.status == "dropped"
-
-    @classmethod
-    def from_row(cls, row: Row) -> "DropFeatureResult":
-        """Build a [`DropFeatureResult`][delta_lifecycle.results.DropFeatureResult] from the row `DROP FEATURE` returns.
-
-        Raises `ValueError` when the row lacks one of the statement's columns, or has a
-        `mode` or `status` outside `DropMode` or `DropStatus`.
-
-        Examples
-        --------
-        >>> rows = spark.sql(
-        ...     "ALTER TABLE delta.`/data/events` DROP FEATURE deletionVectors DRY RUN").collect()
-        >>> DropFeatureResult.from_row(rows[0]).mode
-        'fast'
-        """
-        return _from_row(cls, row, DROP_FEATURE_COLUMNS, "ALTER TABLE … DROP FEATURE")

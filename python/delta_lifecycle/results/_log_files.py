@@ -6,9 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Optional, Tuple
 
-from pyspark.sql import Row
-
-from delta_lifecycle.results._rows import _from_row
+from delta_lifecycle.results._rows import StatementRow
 
 #: The columns of ``DESCRIBE LOG FILES``, in order.
 LOG_FILES_COLUMNS: Tuple[str, ...] = (
@@ -20,7 +18,7 @@ LogFileKind = Literal["commit", "checkpoint", "compaction", "checksum", "last_ch
 
 
 @dataclass(frozen=True)
-class LogFileEntry:
+class LogFileEntry(StatementRow, columns=LOG_FILES_COLUMNS, statement="DESCRIBE LOG FILES"):
     """One file of a table's `_delta_log`: one row of `DESCRIBE LOG FILES`.
 
     Attributes
@@ -57,19 +55,3 @@ class LogFileEntry:
     size: int
     modification_time: datetime
     table: str
-
-    @classmethod
-    def from_row(cls, row: Row) -> "LogFileEntry":
-        """Build a [`LogFileEntry`][delta_lifecycle.results.LogFileEntry] from one row of `DESCRIBE LOG FILES`.
-
-        Raises `ValueError` when the row lacks one of the statement's columns or names a
-        kind this package does not know, which means the jar on the JVM does not match this
-        Python package.
-
-        Examples
-        --------
-        >>> rows = spark.sql("DESCRIBE LOG FILES delta.`/data/events`").collect()
-        >>> LogFileEntry.from_row(rows[0]).file
-        '00000000000000000000.crc'
-        """
-        return _from_row(cls, row, LOG_FILES_COLUMNS, "DESCRIBE LOG FILES")

@@ -6,9 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Optional, Tuple
 
-from pyspark.sql import Row
-
-from delta_lifecycle.results._rows import _from_row
+from delta_lifecycle.results._rows import StatementRow
 
 #: The redirect statements' ``mode``, as SQL spells the two redirect features.
 RedirectMode = Literal["READER WRITER", "WRITER ONLY"]
@@ -33,7 +31,7 @@ REDIRECT_PLAN_COLUMNS: Tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
-class RedirectStatus:
+class RedirectStatus(StatementRow, columns=REDIRECT_COLUMNS, statement="… REDIRECT"):
     """A table's redirect, as `SET REDIRECT`, `UNSET REDIRECT` or `DESCRIBE REDIRECT`
     reports it.
 
@@ -100,21 +98,6 @@ class RedirectStatus:
         """Whether the table has a redirect in any state."""
         return self.state != "NORMAL"
 
-    @classmethod
-    def from_row(cls, row: Row) -> "RedirectStatus":
-        """Build a [`RedirectStatus`][delta_lifecycle.results.RedirectStatus] from the row a redirect statement returns.
-
-        Raises `ValueError` when the row lacks one of the statement's columns, or has a
-        `mode` outside `RedirectMode`.
-
-        Examples
-        --------
-        >>> row = spark.sql("DESCRIBE REDIRECT delta.`/data/events`").collect()[0]
-        >>> RedirectStatus.from_row(row).state
-        'READY'
-        """
-        return _from_row(cls, row, REDIRECT_COLUMNS, "… REDIRECT")
-
 
 @dataclass(frozen=True)
 class RedirectRefusal:
@@ -134,7 +117,7 @@ class RedirectRefusal:
 
 
 @dataclass(frozen=True)
-class RedirectPlan:
+class RedirectPlan(StatementRow, columns=REDIRECT_PLAN_COLUMNS, statement="… REDIRECT … DRY RUN"):
     """What `SET REDIRECT` or `UNSET REDIRECT` would do: the row of its `DRY RUN`,
     which writes nothing in either location.
 
@@ -210,11 +193,3 @@ class RedirectPlan:
     def would_run(self) -> bool:
         """Whether no check would refuse the statement."""
         return not self.refusals
-
-    @classmethod
-    def from_row(cls, row: Row) -> "RedirectPlan":
-        """Build a [`RedirectPlan`][delta_lifecycle.results.RedirectPlan] from the row of a redirect statement's `DRY RUN`.
-
-        Raises `ValueError` when the row lacks one of its columns.
-        """
-        return _from_row(cls, row, REDIRECT_PLAN_COLUMNS, "… REDIRECT … DRY RUN")

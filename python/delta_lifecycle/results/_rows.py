@@ -9,6 +9,7 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
+    ClassVar,
     Dict,
     Literal,
     Mapping,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 _Result = TypeVar("_Result", bound="DataclassInstance")
+_StatementRow = TypeVar("_StatementRow", bound="StatementRow")
 
 _Converter = Callable[[Any], Any]
 
@@ -130,3 +132,37 @@ def _from_row(
     if fields != columns:
         raise TypeError(f"{cls.__name__}'s fields {fields} are not the columns {columns}")
     return _build(cls, _fields(row, columns, statement), statement, **convert)
+
+
+class StatementRow:
+    """A result type that one row of its statement builds: `class R(StatementRow,
+    columns=R_COLUMNS, statement="DESCRIBE …")`, a frozen dataclass whose fields are the
+    statement's columns in order."""
+
+    _columns: ClassVar[Tuple[str, ...]]
+    _statement: ClassVar[str]
+
+    def __init_subclass__(cls, *, columns: Tuple[str, ...], statement: str, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls._columns = columns
+        cls._statement = statement
+
+    @classmethod
+    def from_row(cls: Type[_StatementRow], row: Row) -> _StatementRow:
+        """Build this result from one row of its statement.
+
+        Raises `ValueError` when the row lacks one of the statement's columns or has a value
+        outside its field's `Literal` type, which means the delta-lifecycle jar on the JVM
+        does not match this Python package.
+
+        Examples
+        --------
+        >>> from delta_lifecycle.results import CompactionResult
+        >>> rows = spark.sql("ALTER TABLE delta.`/data/events` COMPACT LOG").collect()
+        >>> CompactionResult.from_row(rows[0]).status
+        'written'
+        """
+        result = _from_row(
+            cast("Type[DataclassInstance]", cls), row, cls._columns, cls._statement
+        )
+        return cast(_StatementRow, result)
