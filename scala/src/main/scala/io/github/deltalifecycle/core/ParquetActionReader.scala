@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
 import org.apache.hadoop.fs.{FileStatus, FileSystem}
 import org.apache.parquet.example.data.Group
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter
-import org.apache.parquet.ParquetReadOptions
+import org.apache.parquet.{HadoopReadOptions, ParquetReadOptions}
 import org.apache.parquet.filter2.compat.FilterCompat
 import org.apache.parquet.filter2.predicate.{FilterApi, FilterPredicate}
 import org.apache.parquet.hadoop.ParquetFileReader
@@ -55,13 +55,13 @@ object ParquetActionReader {
    * one record per file of the table.
    */
   def read(fs: FileSystem, file: FileStatus, columns: Set[String]): Iterator[Action] = {
-    val footer = ParquetFileReader.open(inputFile(fs, file))
+    val footer = ParquetFileReader.open(inputFile(fs, file), readOptions(fs).build())
     val fileSchema = footer.getFooter.getFileMetaData.getSchema
     val projected = project(fileSchema, columns)
     val presence = present(projected, columns)
     val reader = presence.fold(footer) { predicate =>
       footer.close()
-      val options = ParquetReadOptions.builder().withRecordFilter(FilterCompat.get(predicate))
+      val options = readOptions(fs).withRecordFilter(FilterCompat.get(predicate))
         .useStatsFilter(true).useDictionaryFilter(true).useColumnIndexFilter(true).build()
       ParquetFileReader.open(inputFile(fs, file), options)
     }
@@ -157,10 +157,18 @@ object ParquetActionReader {
 
   /** The footer of the Parquet file `file`: its schema and its row groups' statistics. */
   def footer(fs: FileSystem, file: FileStatus): ParquetMetadata = {
-    val reader = ParquetFileReader.open(inputFile(fs, file))
+    val reader = ParquetFileReader.open(inputFile(fs, file), readOptions(fs).build())
     try reader.getFooter
     finally reader.close()
   }
+
+  /**
+   * Options over the file system's own Hadoop configuration: parquet-hadoop's default builder
+   * loads a new `Configuration` (every default resource parsed again), which cost a small
+   * table's statement more than reading its checkpoint.
+   */
+  private def readOptions(fs: FileSystem): ParquetReadOptions.Builder =
+    HadoopReadOptions.builder(fs.getConf)
 
   /** A Parquet input over the given file system (which may be a raw, checksum-free one). */
   private def inputFile(fs: FileSystem, file: FileStatus): InputFile = new InputFile {
