@@ -4,7 +4,6 @@ import io.github.deltalifecycle.features.redirect.RedirectMode
 import io.github.deltalifecycle.sql.commands.DropFeatureCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
@@ -26,8 +25,8 @@ case class DropFeatureStatement(
     DropFeatureCommand(ref, feature, truncateHistory, dryRun)
 }
 
-object DropFeatureStatement {
-  val schema: StructType = StructType(Seq(
+object DropFeatureStatement extends StatementResult {
+  val schema: StructType = LifecycleStatement.resultWithTable(
     StructField("feature", StringType, nullable = false),
     StructField("mode", StringType, nullable = false),
     StructField("status", StringType, nullable = false),
@@ -50,10 +49,6 @@ object DropFeatureStatement {
       "clientsBlockedByProtection",
       ArrayType(StringType, containsNull = false),
       nullable = false
-    ),
-    // Which table the statement acted on: the destination when the named table is redirected.
-    StructField("table", StringType, nullable = false)
-  ))
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+    )
+  )
 }

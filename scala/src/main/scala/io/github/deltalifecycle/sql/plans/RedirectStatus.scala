@@ -8,7 +8,7 @@ import org.apache.spark.sql.types._
  * (the redirect after the statement and what it did), [[planSchema]] for SET and UNSET REDIRECT ...
  * DRY RUN (what the statement would do).
  */
-object RedirectStatus {
+object RedirectStatus extends StatementResult {
   val schema: StructType = StructType(Seq(
     StructField("table", StringType, nullable = false),
     StructField("state", StringType, nullable = false),
@@ -55,8 +55,6 @@ object RedirectStatus {
   ))
 
   def schemaOf(dryRun: Boolean): StructType = if (dryRun) planSchema else schema
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 
   def planAttributes: Seq[Attribute] = LifecycleStatement.attributes(planSchema)
 }
