@@ -97,34 +97,20 @@ object RedirectErrors {
       "source" -> source
     )
 
-  /** SET REDIRECT on a table already redirected (`mode`) to `destination`, past enabling. */
+  /**
+   * SET REDIRECT on a table already redirected (`mode`) to `destination`: past enabling, or (when
+   * `beingEnabled`) to another destination whose redirect is being enabled.
+   */
   def redirectAlreadySet(
       table: String,
       mode: String,
       destination: String,
-      state: String
-  ): DeltaLifecycleException =
-    existingRedirect("ALREADY_REDIRECTED", table, mode, destination, state)
-
-  /** SET REDIRECT on a table whose redirect (`mode`) to another `destination` is being enabled. */
-  def redirectBeingEnabled(
-      table: String,
-      mode: String,
-      destination: String,
-      state: String
-  ): DeltaLifecycleException =
-    existingRedirect("ENABLE_IN_PROGRESS", table, mode, destination, state)
-
-  private def existingRedirect(
-      subCondition: String,
-      table: String,
-      mode: String,
-      destination: String,
-      state: String
+      state: String,
+      beingEnabled: Boolean
   ): DeltaLifecycleException =
     subError(
       RedirectStateRefused,
-      subCondition,
+      if (beingEnabled) "ENABLE_IN_PROGRESS" else "ALREADY_REDIRECTED",
       "table" -> table,
       "mode" -> mode,
       "destination" -> destination,
