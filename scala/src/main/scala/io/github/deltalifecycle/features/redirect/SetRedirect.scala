@@ -232,13 +232,19 @@ final class SetRedirect(
     case Some(c) if c.isDestinationMarker =>
       Left(RedirectErrors.destinationNotRedirectable(displayName, c.spec.describe))
     case Some(c) if isEnabling(c, enabling) => Right(true)
+    case Some(c) if c.state == RedirectState.EnableInProgress =>
+      Left(RedirectErrors.redirectBeingEnabled(
+        displayName,
+        c.mode.sqlName,
+        c.spec.describe,
+        c.state.name
+      ))
     case Some(c) =>
       Left(RedirectErrors.redirectAlreadySet(
         displayName,
         c.mode.sqlName,
         c.spec.describe,
-        c.state.name,
-        beingEnabled = c.state == RedirectState.EnableInProgress
+        c.state.name
       ))
   }
 
