@@ -32,12 +32,12 @@ object DropFeatureStatement extends StatementResult {
     StructField("status", StringType, nullable = false),
     StructField("filesRewritten", LongType, nullable = false),
     StructField("bytesRewritten", LongType, nullable = false),
-    StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false),
+    LifecycleStatement.commitVersionsColumn,
     StructField("checkpointVersions", ArrayType(LongType, containsNull = false), nullable = false),
     StructField("protectedBefore", LongType),
     StructField("readableWithoutFeatureFrom", LongType),
     StructField("historyTruncatedBefore", LongType),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false),
+    LifecycleStatement.stepsColumn,
     // docs/compatibility.md: which known clients gain access, per way of dropping, and which
     // the fast drop's checkpointProtection keeps from writing.
     StructField(

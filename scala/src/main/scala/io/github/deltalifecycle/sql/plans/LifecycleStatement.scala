@@ -5,7 +5,7 @@ import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LeafNode
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types.{StringType, StructField, StructType}
+import org.apache.spark.sql.types._
 
 /**
  * A statement of this project as parsed: the table is still a name, so the plan stays unresolved
@@ -47,6 +47,14 @@ object LifecycleStatement {
    */
   def resultWithTable(columns: StructField*): StructType =
     StructType(columns :+ StructField("table", StringType, nullable = false))
+
+  /** The versions the statement committed on the table, in order. */
+  val commitVersionsColumn: StructField =
+    StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false)
+
+  /** What each step of the statement did (or, for a DRY RUN, would do). */
+  val stepsColumn: StructField =
+    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)
 
   sealed trait Target
 

@@ -20,8 +20,8 @@ object RedirectStatus extends StatementResult {
     StructField("version", LongType, nullable = false),
     StructField("filesCopied", LongType, nullable = false),
     StructField("bytesCopied", LongType, nullable = false),
-    StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false),
+    LifecycleStatement.commitVersionsColumn,
+    LifecycleStatement.stepsColumn,
     StructField("copyMode", StringType),
     StructField("copyModeReason", StringType),
     StructField("bytesThroughExecutors", LongType, nullable = false)
@@ -51,7 +51,7 @@ object RedirectStatus extends StatementResult {
     StructField("copyModeReason", StringType),
     StructField("tasks", IntegerType, nullable = false),
     StructField("refusals", ArrayType(refusal, containsNull = false), nullable = false),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)
+    LifecycleStatement.stepsColumn
   ))
 
   def schemaOf(dryRun: Boolean): StructType = if (dryRun) planSchema else schema
