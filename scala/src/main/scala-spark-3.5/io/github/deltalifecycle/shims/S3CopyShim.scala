@@ -45,7 +45,11 @@ object S3CopyShim extends S3CopyRequests[AmazonS3, PartETag] {
         .withFirstByte(part._2).withLastByte(part._3)
     ).getPartETag
 
-  override protected def completeUpload(s3: AmazonS3, upload: Upload, parts: Seq[PartETag]): Unit = {
+  override protected def completeUpload(
+      s3: AmazonS3,
+      upload: Upload,
+      parts: Seq[PartETag]
+  ): Unit = {
     val Upload(_, (bucket, key), id) = upload
     s3.completeMultipartUpload(new CompleteMultipartUploadRequest(bucket, key, id, parts.asJava))
     ()
