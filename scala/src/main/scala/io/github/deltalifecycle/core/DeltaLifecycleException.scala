@@ -69,6 +69,19 @@ object DeltaLifecycleException {
   ): DeltaLifecycleException =
     new DeltaLifecycleException(condition, strings(parameters), Some(cause), Some(subCondition))
 
+  /**
+   * The sub-conditions of `condition` whose messages all name `subject` (the table, say): their
+   * errors take the subject's value first, then the sub-condition and its own parameters.
+   */
+  final class SubConditions(condition: String, subject: String) {
+    def apply(
+        value: Any,
+        subCondition: String,
+        parameters: (String, Any)*
+    ): DeltaLifecycleException =
+      subError(condition, subCondition, (subject -> value) +: parameters: _*)
+  }
+
   private def strings(parameters: Seq[(String, Any)]): Map[String, String] =
     parameters.map { case (k, v) => k -> v.toString }.toMap
 }

@@ -111,47 +111,40 @@ final class TableLog private (
   def snapshotAt(version: Long): LogSnapshot = snapshotAt(version, listingFor(version))
 
   def snapshotAt(version: Long, listing: LogListing): LogSnapshot =
-    build(listing, version, excluded = Set.empty)
+    fromReadableCheckpoint(version, listing) { checkpoint =>
+      val replay = new StateReconciler(fs, tablePath)
+      checkpoint.foreach(c =>
+        replay.applyAll(readCheckpoint(c, ParquetActionReader.AllActionColumns))
+      )
+      replay
+    } { (replay, segment, _) =>
+      stepActions(segment).foreach(replay.applyAll)
 
-  private def build(
-      listing: LogListing,
-      version: Long,
-      excluded: Set[LogCheckpoint]
-  ): LogSnapshot = {
-    val segment = LogSegment.plan(listing, version, excluded)
-    val replay = new StateReconciler(fs, tablePath)
-    for (checkpoint <- segment.checkpoint) {
-      readOrReplace(checkpoint, listing, version, excluded)(
-        replay.applyAll(readCheckpoint(checkpoint, ParquetActionReader.AllActionColumns))
-      )(build(_, version, _)).foreach(return _)
-    }
-    stepActions(segment).foreach(replay.applyAll)
-
-    val protocol = replay.currentProtocol.getOrElse(
-      throw LogErrors.invalidProtocol(
+      val protocol = replay.currentProtocol.getOrElse(
+        throw LogErrors.invalidProtocol(
+          version,
+          "no protocol action is found in the log up to this version"
+        )
+      )
+      ProtocolChecks.validate(protocol, version)
+      val metadata = replay.currentMetadata.getOrElse(
+        throw LogErrors.corruptLog(
+          logPath.toString,
+          s"no metaData action is found in the log up to version $version"
+        )
+      )
+      LogSnapshot(
+        tablePath,
         version,
-        "no protocol action is found in the log up to this version"
+        protocol,
+        metadata,
+        replay.activeFiles,
+        replay.tombstoneFiles,
+        replay.setTransactions,
+        replay.domainMetadata,
+        segment
       )
-    )
-    ProtocolChecks.validate(protocol, version)
-    val metadata = replay.currentMetadata.getOrElse(
-      throw LogErrors.corruptLog(
-        logPath.toString,
-        s"no metaData action is found in the log up to version $version"
-      )
-    )
-    LogSnapshot(
-      tablePath,
-      version,
-      protocol,
-      metadata,
-      replay.activeFiles,
-      replay.tombstoneFiles,
-      replay.setTransactions,
-      replay.domainMetadata,
-      segment
-    )
-  }
+    }
 
   /**
    * The segment that rebuilds `version`, planned on `listing`, whose checkpoint opens: its Parquet
@@ -159,40 +152,38 @@ final class TableLog private (
    * as [[snapshotAt]] replaces it; the listing the segment was planned on comes with it.
    */
   def readableSegment(version: Long, listing: LogListing): (LogSegment, LogListing) =
-    readableSegment(version, listing, Set.empty)
-
-  private def readableSegment(
-      version: Long,
-      listing: LogListing,
-      excluded: Set[LogCheckpoint]
-  ): (LogSegment, LogListing) = {
-    val segment = LogSegment.plan(listing, version, excluded)
-    for (checkpoint <- segment.checkpoint) {
-      readOrReplace(checkpoint, listing, version, excluded) {
-        checkpoint.files.filterNot(_.name.endsWith(".json"))
+    fromReadableCheckpoint(version, listing) { checkpoint =>
+      checkpoint.foreach { c =>
+        c.files.filterNot(_.name.endsWith(".json"))
           .foreach(part => ParquetActionReader.checkReadable(readFs, part.status))
-        sidecarsOf(checkpoint)
-      }(readableSegment(version, _, _)).foreach(return _)
-    }
-    (segment, listing)
-  }
+        sidecarsOf(c)
+      }
+    } { (_, segment, plannedOn) => (segment, plannedOn) }
 
   /**
-   * Runs `read` of `checkpoint`, the one `listing` plans `version` from (leaving out `excluded`);
-   * when it fails, `retry` with what replaces it ([[withoutUnreadable]]) and returns its answer.
+   * `finish` of `version` from the segment `listing` plans, after `start` of its checkpoint (with
+   * none, `start` of None). When `start` fails on the checkpoint, it is left out as unreadable
+   * ([[withoutUnreadable]]) and the segment planned again, `start` and all; `finish` has the
+   * listing the segment was planned on.
    */
-  private def readOrReplace[T](
-      checkpoint: LogCheckpoint,
-      listing: LogListing,
-      version: Long,
-      excluded: Set[LogCheckpoint]
-  )(read: => Unit)(retry: (LogListing, Set[LogCheckpoint]) => T): Option[T] =
-    try { read; None }
-    catch {
-      case NonFatal(e) =>
-        val (whole, fallback) = withoutUnreadable(checkpoint, e, listing, version, excluded)
-        Some(retry(whole, fallback))
+  private def fromReadableCheckpoint[S, T](version: Long, listing: LogListing)(
+      start: Option[LogCheckpoint] => S
+  )(finish: (S, LogSegment, LogListing) => T): T = {
+    def attempt(listing: LogListing, excluded: Set[LogCheckpoint]): T = {
+      val segment = LogSegment.plan(listing, version, excluded)
+      val started =
+        try Right(start(segment.checkpoint))
+        catch { case NonFatal(e) if segment.checkpoint.isDefined => Left(e) }
+      started match {
+        case Right(state) => finish(state, segment, listing)
+        case Left(e) =>
+          val (whole, fallback) =
+            withoutUnreadable(segment.checkpoint.get, e, listing, version, excluded)
+          attempt(whole, fallback)
+      }
     }
+    attempt(listing, Set.empty)
+  }
 
   /**
    * How to read `version` again without a checkpoint that failed: the listing to plan from (what
@@ -227,36 +218,21 @@ final class TableLog private (
       c =>
         return (c.protocol, c.metadata)
     }
-    protocolAndMetadataAt(version, listing, excluded = Set.empty)
-  }
-
-  private def protocolAndMetadataAt(
-      version: Long,
-      listing: LogListing,
-      excluded: Set[LogCheckpoint]
-  ): (Protocol, Metadata) = {
-    val segment = LogSegment.plan(listing, version, excluded)
     val wanted = Set("protocol", "metaData")
-    var protocol: Protocol = null
-    var metadata: Metadata = null
-    def keep(actions: Iterator[Action]): Unit = actions.foreach {
-      case p: Protocol => protocol = p
-      case m: Metadata => metadata = m
-      case _ =>
+    // The last protocol and metadata of `actions`, or those `before` them.
+    def last(actions: Iterator[Action], before: (Protocol, Metadata)) = actions.foldLeft(before) {
+      case ((_, metadata), p: Protocol) => (p, metadata)
+      case ((protocol, _), m: Metadata) => (protocol, m)
+      case (found, _) => found
     }
-    for (checkpoint <- segment.checkpoint) {
-      readOrReplace(
-        checkpoint,
-        listing,
-        version,
-        excluded
-      )(keep(readCheckpoint(checkpoint, wanted)))(
-        protocolAndMetadataAt(version, _, _)
-      ).foreach(return _)
+    val none: (Protocol, Metadata) = (null, null)
+    val (protocol, metadata) = fromReadableCheckpoint(version, listing) { checkpoint =>
+      checkpoint.fold(none)(c => last(readCheckpoint(c, wanted), none))
+    } { (fromCheckpoint, segment, _) =>
+      segment.commits.foldLeft(fromCheckpoint) { (found, c) =>
+        last(ActionReader.readJsonSelected(readFs, c.status, wanted).iterator, found)
+      }
     }
-    segment.commits.foreach(c =>
-      keep(ActionReader.readJsonSelected(readFs, c.status, wanted).iterator)
-    )
     if (protocol == null) throw LogErrors.invalidProtocol(
       version,
       "no protocol action is found in the log up to this version"

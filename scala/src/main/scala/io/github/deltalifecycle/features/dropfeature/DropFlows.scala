@@ -43,7 +43,7 @@ private[dropfeature] final class DropFlows(
         throw DropFeatureErrors.truncateHistoryNotApplicable(feature.name)
       // Asked before anything is planned, so that DRY RUN reports the refusal the run would meet.
       if (truncateHistory) requireCatalogPermission(MaintenanceOperation.MetadataCleanup)
-      val preparation = feature.preparation(table, spark, new PreparationContext(files, commits))
+      val preparation = feature.preparation(new PreparationContext(table, spark, files, commits))
       val latest = files.at(snapshot)
       val planned = preparation.plan(latest)
       if (preparation.rewritesDataItself(planned)) steps.requireRewritePermission()

@@ -35,11 +35,7 @@ trait DroppableFeature {
   def historyContainsFeature(spark: SparkSession, table: DeltaTableV2, snapshot: Snapshot): Boolean
 
   /** What removes the feature's traces from the latest version before the downgrade. */
-  def preparation(
-      table: DeltaTableV2,
-      spark: SparkSession,
-      context: PreparationContext
-  ): FeaturePreparation
+  def preparation(context: PreparationContext): FeaturePreparation
 
   /** Actions the downgrade commit carries besides the protocol and metadata. */
   def actionsAtDowngrade(snapshot: Snapshot): Seq[Action]
@@ -67,11 +63,8 @@ final case class DeclaredRemovable(declared: TableFeature with RemovableFeature)
       snapshot: Snapshot
   ): Boolean = DeltaShim.historyContainsFeature(declared, spark, table, snapshot)
 
-  def preparation(
-      table: DeltaTableV2,
-      spark: SparkSession,
-      context: PreparationContext
-  ): FeaturePreparation = FeaturePreparation.forDeclared(this, table, spark, context)
+  def preparation(context: PreparationContext): FeaturePreparation =
+    FeaturePreparation.forDeclared(this, context)
 
   def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] =
     DeltaShim.actionsAtDowngrade(declared, snapshot)

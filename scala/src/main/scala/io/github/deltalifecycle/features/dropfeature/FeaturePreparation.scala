@@ -50,11 +50,13 @@ sealed trait FeaturePreparation {
 }
 
 /**
- * What a preparation works with besides its table: the files of any version, and the drop's own way
- * of committing ([[DropCommits]]), so that its property changes and tombstones commit as the drop's
- * other commits do.
+ * What a preparation works with: its table and session, the files of any version, and the drop's
+ * own way of committing ([[DropCommits]]), so that its property changes and tombstones commit as
+ * the drop's other commits do.
  */
 final class PreparationContext private[dropfeature] (
+    val table: DeltaTableV2,
+    val spark: SparkSession,
     val files: TableFileState,
     private[dropfeature] val commits: DropCommits
 )
@@ -72,12 +74,8 @@ final class PreparationContext private[dropfeature] (
 object FeaturePreparation {
 
   /** The preparation of a feature delta-spark declares removable. */
-  def forDeclared(
-      feature: DeclaredRemovable,
-      table: DeltaTableV2,
-      spark: SparkSession,
-      context: PreparationContext
-  ): FeaturePreparation =
+  def forDeclared(feature: DeclaredRemovable, context: PreparationContext): FeaturePreparation = {
+    val (table, spark) = (context.table, context.spark)
     feature.feature match {
       case DeletionVectorsTableFeature => new DeletionVectorPurge(feature, table, spark, context)
       case TypeWideningTableFeature | TypeWideningPreviewTableFeature =>
@@ -86,26 +84,19 @@ object FeaturePreparation {
         new DeltaSparkPreparation(feature, table, spark)(rowTrackingSuspension(_, spark))
       case _ => new DeltaSparkPreparation(feature, table, spark)(_ => oneCommit(feature))
     }
+  }
 
   def deletionVectorPurge(
       feature: DroppableFeature,
-      table: DeltaTableV2,
-      spark: SparkSession,
       context: PreparationContext
-  ): FeaturePreparation = new DeletionVectorPurge(feature, table, spark, context)
+  ): FeaturePreparation =
+    new DeletionVectorPurge(feature, context.table, context.spark, context)
 
-  def rowIdRemoval(
-      feature: DroppableFeature,
-      table: DeltaTableV2,
-      spark: SparkSession,
-      context: PreparationContext
-  ): FeaturePreparation = new RowIdRemoval(feature, table, spark, context)
+  def rowIdRemoval(feature: DroppableFeature, context: PreparationContext): FeaturePreparation =
+    new RowIdRemoval(feature, context.table, context.spark, context)
 
-  def domainRemoval(
-      feature: DroppableFeature,
-      table: DeltaTableV2,
-      context: PreparationContext
-  ): FeaturePreparation = new DomainRemoval(feature, table, context)
+  def domainRemoval(feature: DroppableFeature, context: PreparationContext): FeaturePreparation =
+    new DomainRemoval(feature, context.table, context)
 
   /**
    * delta-spark's own pre-downgrade command, run as it is. The plan says whether it is due

@@ -59,11 +59,8 @@ object ProjectDroppable {
 
     private val PropertyKey = DeltaConfigs.ENABLE_DELETION_VECTORS_CREATION.key
 
-    def preparation(
-        table: DeltaTableV2,
-        spark: SparkSession,
-        context: PreparationContext
-    ): FeaturePreparation = FeaturePreparation.deletionVectorPurge(this, table, spark, context)
+    def preparation(context: PreparationContext): FeaturePreparation =
+      FeaturePreparation.deletionVectorPurge(this, context)
 
     def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] = Nil
 
@@ -99,11 +96,8 @@ object ProjectDroppable {
       !DeltaConfigs.ROW_TRACKING_ENABLED.fromMetaData(files.snapshot.metadata) &&
         files.withRowIds == 0
 
-    def preparation(
-        table: DeltaTableV2,
-        spark: SparkSession,
-        context: PreparationContext
-    ): FeaturePreparation = FeaturePreparation.rowIdRemoval(this, table, spark, context)
+    def preparation(context: PreparationContext): FeaturePreparation =
+      FeaturePreparation.rowIdRemoval(this, context)
 
     def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] =
       RowTrackingMetadataDomain.fromSnapshot(snapshot).map(
@@ -129,11 +123,8 @@ object ProjectDroppable {
     def validateRemoval(table: DeltaTableV2, files: TableFiles): Boolean =
       files.snapshot.domainMetadata.isEmpty
 
-    def preparation(
-        table: DeltaTableV2,
-        spark: SparkSession,
-        context: PreparationContext
-    ): FeaturePreparation = FeaturePreparation.domainRemoval(this, table, context)
+    def preparation(context: PreparationContext): FeaturePreparation =
+      FeaturePreparation.domainRemoval(this, context)
 
     def actionsAtDowngrade(snapshot: Snapshot): Seq[Action] = Nil
 

@@ -93,27 +93,13 @@ private[redirect] object PathHistory {
       c.version -> ActionReader.readJsonSelected(fs, c.status, Set("add", "remove", "cdc"))
     }
     actions.flatMap { case (version, inCommit) =>
+      def action(isAdd: Boolean, path: String, size: Long, dv: Option[DeletionVectorDescriptor]) =
+        path -> PathHistory.of(root, version, isAdd, path, size, dv)
       inCommit.collect {
-        case a: AddFile =>
-          a.path -> PathHistory.of(
-            root,
-            version,
-            isAdd = true,
-            a.path,
-            a.size,
-            Option(a.deletionVector)
-          )
+        case a: AddFile => action(isAdd = true, a.path, a.size, Option(a.deletionVector))
         case r: RemoveFile =>
-          r.path -> PathHistory.of(
-            root,
-            version,
-            isAdd = false,
-            r.path,
-            r.size.getOrElse(-1L),
-            Option(r.deletionVector)
-          )
-        case c: AddCDCFile =>
-          c.path -> PathHistory.of(root, version, isAdd = false, c.path, c.size, None)
+          action(isAdd = false, r.path, r.size.getOrElse(-1L), Option(r.deletionVector))
+        case c: AddCDCFile => action(isAdd = false, c.path, c.size, None)
       }
     }.foldLeft(Map.empty[String, PathHistory]) { case (merged, (path, history)) =>
       merged.updated(path, merged.get(path).fold(history)(_.merge(history)))

@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.core.DeltaLifecycleException.subError
+import io.github.deltalifecycle.core.DeltaLifecycleException.{subError, SubConditions}
 import io.github.deltalifecycle.core.LifecycleErrorConditions.InvalidArgument
 
 /**
@@ -41,24 +41,24 @@ object RedirectConfigErrors {
       "properties" -> written.mkString(", ")
     )
 
-  private val InvalidRedirect = "DELTA_LIFECYCLE_INVALID_REDIRECT"
-
   // ---- DELTA_LIFECYCLE_INVALID_REDIRECT: `table` names where the configuration is --------------
 
+  private val invalidRedirect = new SubConditions("DELTA_LIFECYCLE_INVALID_REDIRECT", "table")
+
   def redirectNotJson(table: String, detail: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "NOT_JSON", "table" -> table, "detail" -> detail)
+    invalidRedirect(table, "NOT_JSON", "detail" -> detail)
 
   def redirectNotAnObject(table: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "NOT_AN_OBJECT", "table" -> table)
+    invalidRedirect(table, "NOT_AN_OBJECT")
 
   def redirectFieldMissing(table: String, field: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "FIELD_MISSING", "table" -> table, "field" -> field)
+    invalidRedirect(table, "FIELD_MISSING", "field" -> field)
 
   def redirectFieldNotText(table: String, field: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "NOT_A_STRING", "table" -> table, "field" -> field)
+    invalidRedirect(table, "NOT_A_STRING", "field" -> field)
 
   def redirectSpecNotJson(table: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "SPEC_NOT_JSON", "table" -> table)
+    invalidRedirect(table, "SPEC_NOT_JSON")
 
   /** A `field` whose `value` is none of those this client `known`s (State, Type, Spec.Mode). */
   def redirectUnknownValue(
@@ -67,62 +67,45 @@ object RedirectConfigErrors {
       value: String,
       known: Seq[String]
   ): DeltaLifecycleException =
-    subError(
-      InvalidRedirect,
+    invalidRedirect(
+      table,
       "UNKNOWN_VALUE",
-      "table" -> table,
       "field" -> field,
       "value" -> value,
       "known" -> known.map(k => s"'$k'").mkString(", ")
     )
 
   def redirectRulesNotAList(table: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "RULES_NOT_A_LIST", "table" -> table)
+    invalidRedirect(table, "RULES_NOT_A_LIST")
 
   def redirectRuleWithoutAppName(table: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "RULE_WITHOUT_APP_NAME", "table" -> table)
+    invalidRedirect(table, "RULE_WITHOUT_APP_NAME")
 
   def redirectRuleOperationsNotAList(table: String, app: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "RULE_OPERATIONS_NOT_A_LIST", "table" -> table, "app" -> app)
+    invalidRedirect(table, "RULE_OPERATIONS_NOT_A_LIST", "app" -> app)
 
   def severalRedirectProperties(table: String, properties: Seq[String]): DeltaLifecycleException =
-    subError(
-      InvalidRedirect,
-      "SEVERAL_PROPERTIES",
-      "table" -> table,
-      "properties" -> properties.mkString(" and ")
-    )
+    invalidRedirect(table, "SEVERAL_PROPERTIES", "properties" -> properties.mkString(" and "))
 
   def redirectFeatureWithoutProperty(table: String, feature: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "FEATURE_WITHOUT_PROPERTY", "table" -> table, "feature" -> feature)
+    invalidRedirect(table, "FEATURE_WITHOUT_PROPERTY", "feature" -> feature)
 
   def redirectLocationInvalid(
       table: String,
       location: String,
       reason: String
   ): DeltaLifecycleException =
-    subError(
-      InvalidRedirect,
-      "INVALID_LOCATION",
-      "table" -> table,
-      "location" -> location,
-      "reason" -> reason
-    )
+    invalidRedirect(table, "INVALID_LOCATION", "location" -> location, "reason" -> reason)
 
   def redirectDestinationTableMissing(table: String, destination: String): DeltaLifecycleException =
-    subError(
-      InvalidRedirect,
-      "DESTINATION_TABLE_MISSING",
-      "table" -> table,
-      "destination" -> destination
-    )
+    invalidRedirect(table, "DESTINATION_TABLE_MISSING", "destination" -> destination)
 
   def redirectCommitMissing(table: String, version: Long): DeltaLifecycleException =
-    subError(InvalidRedirect, "COMMIT_MISSING", "table" -> table, "version" -> version)
+    invalidRedirect(table, "COMMIT_MISSING", "version" -> version)
 
   def redirectDataChanged(table: String, version: Long): DeltaLifecycleException =
-    subError(InvalidRedirect, "DATA_CHANGED", "table" -> table, "version" -> version)
+    invalidRedirect(table, "DATA_CHANGED", "version" -> version)
 
   def noVersionBeforeRedirect(table: String): DeltaLifecycleException =
-    subError(InvalidRedirect, "NO_VERSION_BEFORE_REDIRECT", "table" -> table)
+    invalidRedirect(table, "NO_VERSION_BEFORE_REDIRECT")
 }

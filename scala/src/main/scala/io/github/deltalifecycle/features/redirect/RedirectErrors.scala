@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.core.DeltaLifecycleException.{error, subError}
+import io.github.deltalifecycle.core.DeltaLifecycleException.{error, subError, SubConditions}
 
 /**
  * The errors of a redirect's state: what its state refuses (a write, a command, a transition), a
@@ -76,26 +76,21 @@ object RedirectErrors {
       "reason" -> detail
     )
 
-  private val RedirectStateRefused = "DELTA_LIFECYCLE_REDIRECT_STATE"
-
   // ---- DELTA_LIFECYCLE_REDIRECT_STATE: the redirect of `table` does not allow the command -------
+
+  private val stateRefused = new SubConditions("DELTA_LIFECYCLE_REDIRECT_STATE", "table")
 
   /** UNSET REDIRECT on a table without a redirect. */
   def redirectNotSet(table: String): DeltaLifecycleException =
-    subError(RedirectStateRefused, "NOT_REDIRECTED", "table" -> table)
+    stateRefused(table, "NOT_REDIRECTED")
 
   /** UNSET REDIRECT on the destination of a redirect from `source` (its marker). */
   def redirectIsDestination(table: String, source: String): DeltaLifecycleException =
-    subError(RedirectStateRefused, "IS_DESTINATION", "table" -> table, "source" -> source)
+    stateRefused(table, "IS_DESTINATION", "source" -> source)
 
   /** SET REDIRECT on the destination of a redirect from `source` that is being dropped. */
   def destinationNotRedirectable(table: String, source: String): DeltaLifecycleException =
-    subError(
-      RedirectStateRefused,
-      "DESTINATION_NOT_REDIRECTABLE",
-      "table" -> table,
-      "source" -> source
-    )
+    stateRefused(table, "DESTINATION_NOT_REDIRECTABLE", "source" -> source)
 
   /** SET REDIRECT on a table already redirected (`mode`) to `destination`, past enabling. */
   def redirectAlreadySet(
@@ -122,10 +117,9 @@ object RedirectErrors {
       destination: String,
       state: String
   ): DeltaLifecycleException =
-    subError(
-      RedirectStateRefused,
+    stateRefused(
+      table,
       subCondition,
-      "table" -> table,
       "mode" -> mode,
       "destination" -> destination,
       "state" -> state
@@ -133,7 +127,7 @@ object RedirectErrors {
 
   /** DROP FEATURE of redirect feature `feature`, which only UNSET REDIRECT removes. */
   def redirectFeatureNotDroppable(table: String, feature: String): DeltaLifecycleException =
-    subError(RedirectStateRefused, "REDIRECT_FEATURE", "table" -> table, "feature" -> feature)
+    stateRefused(table, "REDIRECT_FEATURE", "feature" -> feature)
 
   /** A hand-made change of `property` on a redirect (`mode`) stored under `modeProperty`. */
   def redirectOtherProperty(
@@ -142,10 +136,9 @@ object RedirectErrors {
       property: String,
       modeProperty: String
   ): DeltaLifecycleException =
-    subError(
-      RedirectStateRefused,
+    stateRefused(
+      table,
       "OTHER_MODE_PROPERTY",
-      "table" -> table,
       "mode" -> mode,
       "property" -> property,
       "modeProperty" -> modeProperty
@@ -153,20 +146,15 @@ object RedirectErrors {
 
   /** A hand-made READY whose `destination` is not a Delta table. */
   def redirectDestinationNotDelta(table: String, destination: String): DeltaLifecycleException =
-    subError(
-      RedirectStateRefused,
-      "DESTINATION_NOT_A_DELTA_TABLE",
-      "table" -> table,
-      "destination" -> destination
-    )
+    stateRefused(table, "DESTINATION_NOT_A_DELTA_TABLE", "destination" -> destination)
 
   /** An access that NoRedirectRules keep, for application `app`, on a reader-writer source. */
   def readerWriterSourceKeptByRules(table: String, app: String): DeltaLifecycleException =
-    subError(RedirectStateRefused, "RULES_ON_READER_WRITER_SOURCE", "table" -> table, "app" -> app)
+    stateRefused(table, "RULES_ON_READER_WRITER_SOURCE", "app" -> app)
 
   /** A read of a reader-writer source whose redirect is being enabled (read in place). */
   def readerWriterSourceBeingEnabled(table: String): DeltaLifecycleException =
-    subError(RedirectStateRefused, "ENABLING_READER_WRITER_SOURCE", "table" -> table)
+    stateRefused(table, "ENABLING_READER_WRITER_SOURCE")
 
   /** UNSET REDIRECT's replay: commit `version` of `destination` is gone from its log. */
   def destinationCommitMissing(
@@ -174,10 +162,9 @@ object RedirectErrors {
       destination: String,
       version: Long
   ): DeltaLifecycleException =
-    subError(
-      RedirectStateRefused,
+    stateRefused(
+      table,
       "DESTINATION_COMMIT_MISSING",
-      "table" -> table,
       "destination" -> destination,
       "version" -> version
     )

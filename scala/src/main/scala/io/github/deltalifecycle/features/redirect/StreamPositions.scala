@@ -98,14 +98,13 @@ object VersionCorrespondence {
       from: Path,
       to: Path,
       sameLocation: (Path, Path) => Boolean
-  ): VersionCorrespondence =
+  ): VersionCorrespondence = {
+    val redirects = new SourceRedirects(hadoopConf, source, sameLocation)
     if (sameLocation(from, to)) Identity
-    else if (sameLocation(from, source)) sourceToDestination(hadoopConf, source, to, sameLocation)
-    else if (sameLocation(to, source)) destinationToSource(hadoopConf, source, from, sameLocation)
-    else Chain(
-      destinationToSource(hadoopConf, source, from, sameLocation),
-      sourceToDestination(hadoopConf, source, to, sameLocation)
-    )
+    else if (sameLocation(from, source)) redirects.toDestination(to)
+    else if (sameLocation(to, source)) redirects.fromDestination(from)
+    else Chain(redirects.fromDestination(from), redirects.toDestination(to))
+  }
 
   /** One correspondence after another (a former destination, the source, a new destination). */
   private final case class Chain(first: VersionCorrespondence, second: VersionCorrespondence)
@@ -118,52 +117,45 @@ object VersionCorrespondence {
     }
   }
 
-  /**
-   * To `destination`: the one the source is redirected to now (its versions up to the one before
-   * the redirect began are shared), or one it was redirected to before.
-   */
-  private def sourceToDestination(
+  /** The redirects of `source`, now and ended, to destinations `sameLocation` recognizes. */
+  private final class SourceRedirects(
       hadoopConf: Configuration,
       source: Path,
-      destination: Path,
       sameLocation: (Path, Path) => Boolean
-  ): VersionCorrespondence = {
-    val now = RedirectLookup.read(hadoopConf, source).filter(_.config.exists(c =>
-      !c.isDestinationMarker && RedirectCycle.location(c.spec).exists(sameLocation(_, destination))
-    ))
-    now match {
-      case Some(info) => SourceToDestination(
-          RedirectLookup.versionBeforeRedirect(hadoopConf, info, dataChangesAllowed = true)
-        )
-      case None =>
-        SourceToDestination(endedTo(hadoopConf, source, destination, sameLocation).shared)
-    }
-  }
+  ) {
 
-  /** Back from `destination`, one of the redirects of `source` that ended. */
-  private def destinationToSource(
-      hadoopConf: Configuration,
-      source: Path,
-      destination: Path,
-      sameLocation: (Path, Path) => Boolean
-  ): VersionCorrespondence = {
-    val c = endedTo(hadoopConf, source, destination, sameLocation)
-    DestinationToSource(c.shared, c.replayed, c.ended)
-  }
-
-  private def endedTo(
-      hadoopConf: Configuration,
-      source: Path,
-      destination: Path,
-      sameLocation: (Path, Path) => Boolean
-  ): RedirectCycle =
-    RedirectCycle.ended(hadoopConf, source, above = -1L)
-      .find(_.destination.exists(sameLocation(_, destination)))
-      .getOrElse(throw RedirectErrors.streamPositionUnmapped(
-        source.toString,
-        destination.toString,
-        "the source's retained log has no redirect to it that ended"
+    /**
+     * To `destination`: the one the source is redirected to now (its versions up to the one before
+     * the redirect began are shared), or one it was redirected to before.
+     */
+    def toDestination(destination: Path): VersionCorrespondence = {
+      val now = RedirectLookup.read(hadoopConf, source).filter(_.config.exists(c =>
+        !c.isDestinationMarker &&
+          RedirectCycle.location(c.spec).exists(sameLocation(_, destination))
       ))
+      now match {
+        case Some(info) => SourceToDestination(
+            RedirectLookup.versionBeforeRedirect(hadoopConf, info, dataChangesAllowed = true)
+          )
+        case None => SourceToDestination(endedTo(destination).shared)
+      }
+    }
+
+    /** Back from `destination`, one of the redirects of `source` that ended. */
+    def fromDestination(destination: Path): VersionCorrespondence = {
+      val c = endedTo(destination)
+      DestinationToSource(c.shared, c.replayed, c.ended)
+    }
+
+    private def endedTo(destination: Path): RedirectCycle =
+      RedirectCycle.ended(hadoopConf, source, above = -1L)
+        .find(_.destination.exists(sameLocation(_, destination)))
+        .getOrElse(throw RedirectErrors.streamPositionUnmapped(
+          source.toString,
+          destination.toString,
+          "the source's retained log has no redirect to it that ended"
+        ))
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ package io.github.deltalifecycle.sql.commands
 
 import io.github.deltalifecycle.features.compatibility.DropImpact
 import io.github.deltalifecycle.features.dropfeature.{DropFeature, DropFeatureResult, DropMode}
+import io.github.deltalifecycle.sql.commands.DropCommand.Drop
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableAccess, TableStorage}
 import io.github.deltalifecycle.sql.plans.DropFeatureStatement
 import org.apache.spark.sql.{Row, SparkSession}
@@ -10,7 +11,8 @@ import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
 /**
  * What DROP FEATURE and DROP FEATURES FOR CLIENT share: DROP FEATURE's result columns, the table
- * they drop from, and the refresh of the catalog's cached table after a drop.
+ * they drop from, one result row per feature dropped, and the refresh of the catalog's cached table
+ * after a drop.
  */
 private[commands] trait DropCommand extends LeafRunnableCommand {
   def table: LifecycleTableRef
@@ -18,12 +20,27 @@ private[commands] trait DropCommand extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = DropFeatureStatement.outputAttributes
 
-  /** The table named for a DRY RUN, else its storage for writing (`action`, for a refusal). */
-  protected def tableFor(spark: SparkSession, action: String): LifecycleTableRef =
-    if (dryRun) table else TableStorage.forWriting(spark, table, action)
+  /** What the drop does to the table, as a refusal to write it says it ("drop x from"). */
+  protected def action: String
 
-  protected def refreshCatalog(spark: SparkSession): Unit =
-    table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+  /** Drops from `target` (plans, for a DRY RUN): each drop with what it changes for clients. */
+  protected def drop(spark: SparkSession, target: LifecycleTableRef): Seq[Drop]
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    // The table named for a DRY RUN, else its storage for writing.
+    val target = if (dryRun) table else TableStorage.forWriting(spark, table, action)
+    val drops = drop(spark, target)
+    if (!dryRun && drops.nonEmpty) {
+      table.catalogTable.foreach(t => spark.catalog.refreshTable(t.identifier.quotedString))
+    }
+    drops.map { case (result, impact) => DropFeatureCommand.row(result, impact, table.displayName) }
+  }
+}
+
+private[commands] object DropCommand {
+
+  /** A feature's drop (or plan), with what it changes for the clients of the table. */
+  type Drop = (DropFeatureResult, DropImpact)
 }
 
 /** Drops a table feature (fast, or with history truncation), or (DRY RUN) plans the drop. */
@@ -34,8 +51,9 @@ case class DropFeatureCommand(
     dryRun: Boolean
 ) extends DropCommand {
 
-  override def run(spark: SparkSession): Seq[Row] = {
-    val target = tableFor(spark, s"drop $feature from")
+  override protected def action: String = s"drop $feature from"
+
+  override protected def drop(spark: SparkSession, target: LifecycleTableRef): Seq[Drop] = {
     val dropper =
       new DropFeature(spark, TableAccess.log(spark, target), target.catalogTable, table.displayName)
     // One read of the latest version: the drop plans from it, the impact is judged on it.
@@ -43,8 +61,7 @@ case class DropFeatureCommand(
     val r = RedirectFeatureRefusals.typed("DROP FEATURE", table) {
       dropper.run(head, feature, truncateHistory, dryRun)
     }
-    if (!dryRun) refreshCatalog(spark)
-    Seq(DropFeatureCommand.row(r, DropImpact.of(head.protocol, r.feature), table.displayName))
+    Seq(r -> DropImpact.of(head.protocol, r.feature))
   }
 }
 

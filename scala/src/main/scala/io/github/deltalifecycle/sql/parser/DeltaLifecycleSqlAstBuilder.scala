@@ -99,10 +99,9 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
   private def number(token: Token): Long = token.getText.toLongOption.getOrElse {
     val origin =
       Origin(line = Some(token.getLine), startPosition = Some(token.getCharPositionInLine))
-    throw ParseErrors.at(
+    throw ParseErrors.syntaxError(
       None,
       origin,
-      "PARSE_SYNTAX_ERROR",
       Map("error" -> s"'${token.getText}'", "hint" -> ": the number is too large")
     )
   }

@@ -101,10 +101,9 @@ object DeltaLifecycleSqlParser {
     ): Unit = {
       val origin =
         Origin(line = Some(line), startPosition = Some(charPositionInLine), sqlText = Some(sqlText))
-      throw ParseErrors.at(
+      throw ParseErrors.syntaxError(
         Some(sqlText),
         origin,
-        "PARSE_SYNTAX_ERROR",
         Map("error" -> describe(offendingSymbol), "hint" -> s": $msg")
       )
     }

@@ -3,7 +3,6 @@ package io.github.deltalifecycle.sql.plans
 import io.github.deltalifecycle.sql.commands.CleanLogCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
@@ -16,19 +15,15 @@ case class CleanLogStatement(table: Seq[String], retainHours: Option[Long], dryR
     CleanLogCommand(ref, retainHours, dryRun)
 }
 
-object CleanLogStatement {
+object CleanLogStatement extends StatementResult {
 
   /** One row per expired log file: deleted, to be deleted (DRY RUN), or kept with the reason. */
-  val schema: StructType = StructType(Seq(
+  val schema: StructType = LifecycleStatement.resultWithTable(
     StructField("path", StringType, nullable = false),
     StructField("kind", StringType, nullable = false),
     StructField("version", LongType, nullable = false),
     StructField("sizeInBytes", LongType, nullable = false),
     StructField("action", StringType, nullable = false),
-    StructField("reason", StringType),
-    // Which table the statement acted on: the destination when the named table is redirected.
-    StructField("table", StringType, nullable = false)
-  ))
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+    StructField("reason", StringType)
+  )
 }

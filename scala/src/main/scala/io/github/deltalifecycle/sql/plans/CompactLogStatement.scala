@@ -3,7 +3,6 @@ package io.github.deltalifecycle.sql.plans
 import io.github.deltalifecycle.sql.commands.CompactLogCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
@@ -19,8 +18,8 @@ case class CompactLogStatement(table: Seq[String], range: Option[(Long, Long)])
     CompactLogCommand(ref, range)
 }
 
-object CompactLogStatement {
-  val schema: StructType = StructType(Seq(
+object CompactLogStatement extends StatementResult {
+  val schema: StructType = LifecycleStatement.resultWithTable(
     StructField("startVersion", LongType, nullable = false),
     StructField("endVersion", LongType, nullable = false),
     StructField("status", StringType, nullable = false),
@@ -28,10 +27,6 @@ object CompactLogStatement {
     StructField("commits", IntegerType, nullable = false),
     StructField("actions", IntegerType, nullable = false),
     StructField("bytesWritten", LongType, nullable = false),
-    StructField("inputBytes", LongType, nullable = false),
-    // Which table the statement acted on: the destination when the named table is redirected.
-    StructField("table", StringType, nullable = false)
-  ))
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+    StructField("inputBytes", LongType, nullable = false)
+  )
 }

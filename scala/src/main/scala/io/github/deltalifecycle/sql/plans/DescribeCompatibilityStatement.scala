@@ -3,7 +3,6 @@ package io.github.deltalifecycle.sql.plans
 import io.github.deltalifecycle.sql.commands.DescribeCompatibilityCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
@@ -19,10 +18,10 @@ case class DescribeCompatibilityStatement(
     DescribeCompatibilityCommand(ref, version, client)
 }
 
-object DescribeCompatibilityStatement {
+object DescribeCompatibilityStatement extends StatementResult {
   private def names = ArrayType(StringType, containsNull = false)
 
-  val schema: StructType = StructType(Seq(
+  val schema: StructType = LifecycleStatement.resultWithTable(
     StructField("client", StringType, nullable = false),
     StructField("versions", StringType, nullable = false),
     StructField("evidence", StringType, nullable = false),
@@ -36,10 +35,6 @@ object DescribeCompatibilityStatement {
     StructField("dropForWrite", names, nullable = false),
     StructField("notDroppable", names, nullable = false),
     StructField("writeNeedsTruncateHistory", BooleanType, nullable = false),
-    StructField("sources", names, nullable = false),
-    // Which table the statement acted on: the destination when the named table is redirected.
-    StructField("table", StringType, nullable = false)
-  ))
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+    StructField("sources", names, nullable = false)
+  )
 }

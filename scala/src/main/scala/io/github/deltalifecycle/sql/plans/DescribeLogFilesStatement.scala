@@ -3,7 +3,6 @@ package io.github.deltalifecycle.sql.plans
 import io.github.deltalifecycle.sql.commands.DescribeLogFilesCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
@@ -15,8 +14,8 @@ case class DescribeLogFilesStatement(table: Seq[String]) extends LifecycleStatem
     DescribeLogFilesCommand(ref)
 }
 
-object DescribeLogFilesStatement {
-  val schema: StructType = StructType(Seq(
+object DescribeLogFilesStatement extends StatementResult {
+  val schema: StructType = LifecycleStatement.resultWithTable(
     // The version a file belongs to; a compaction's first version; null for other files.
     StructField("version", LongType),
     // A compaction's last version; the same as `version` for the files of one version.
@@ -24,9 +23,6 @@ object DescribeLogFilesStatement {
     StructField("kind", StringType, nullable = false),
     StructField("file", StringType, nullable = false),
     StructField("size", LongType, nullable = false),
-    StructField("modificationTime", TimestampType, nullable = false),
-    StructField("table", StringType, nullable = false)
-  ))
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+    StructField("modificationTime", TimestampType, nullable = false)
+  )
 }

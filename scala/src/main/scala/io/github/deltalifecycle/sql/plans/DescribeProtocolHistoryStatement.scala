@@ -3,7 +3,6 @@ package io.github.deltalifecycle.sql.plans
 import io.github.deltalifecycle.sql.commands.DescribeProtocolHistoryCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
@@ -19,8 +18,8 @@ case class DescribeProtocolHistoryStatement(table: Seq[String]) extends Lifecycl
     DescribeProtocolHistoryCommand(ref)
 }
 
-object DescribeProtocolHistoryStatement {
-  val schema: StructType = StructType(Seq(
+object DescribeProtocolHistoryStatement extends StatementResult {
+  val schema: StructType = LifecycleStatement.resultWithTable(
     StructField("version", LongType, nullable = false),
     StructField("timestamp", TimestampType),
     StructField("operation", StringType),
@@ -30,10 +29,6 @@ object DescribeProtocolHistoryStatement {
     StructField("writerFeatures", ArrayType(StringType, containsNull = false)),
     StructField("checkpoint", StringType),
     StructField("compactions", ArrayType(StringType, containsNull = false), nullable = false),
-    StructField("requireCheckpointProtectionBeforeVersion", LongType),
-    // Which table the statement acted on: the destination when the named table is redirected.
-    StructField("table", StringType, nullable = false)
-  ))
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+    StructField("requireCheckpointProtectionBeforeVersion", LongType)
+  )
 }

@@ -4,7 +4,6 @@ import io.github.deltalifecycle.features.redirect.RedirectMode
 import io.github.deltalifecycle.sql.commands.DropFeatureCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types._
 
@@ -26,19 +25,19 @@ case class DropFeatureStatement(
     DropFeatureCommand(ref, feature, truncateHistory, dryRun)
 }
 
-object DropFeatureStatement {
-  val schema: StructType = StructType(Seq(
+object DropFeatureStatement extends StatementResult {
+  val schema: StructType = LifecycleStatement.resultWithTable(
     StructField("feature", StringType, nullable = false),
     StructField("mode", StringType, nullable = false),
     StructField("status", StringType, nullable = false),
     StructField("filesRewritten", LongType, nullable = false),
     StructField("bytesRewritten", LongType, nullable = false),
-    StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false),
+    LifecycleStatement.commitVersionsColumn,
     StructField("checkpointVersions", ArrayType(LongType, containsNull = false), nullable = false),
     StructField("protectedBefore", LongType),
     StructField("readableWithoutFeatureFrom", LongType),
     StructField("historyTruncatedBefore", LongType),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false),
+    LifecycleStatement.stepsColumn,
     // docs/compatibility.md: which known clients gain access, per way of dropping, and which
     // the fast drop's checkpointProtection keeps from writing.
     StructField(
@@ -50,10 +49,6 @@ object DropFeatureStatement {
       "clientsBlockedByProtection",
       ArrayType(StringType, containsNull = false),
       nullable = false
-    ),
-    // Which table the statement acted on: the destination when the named table is redirected.
-    StructField("table", StringType, nullable = false)
-  ))
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+    )
+  )
 }

@@ -5,7 +5,7 @@ import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LeafNode
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types._
 
 /**
  * A statement of this project as parsed: the table is still a name, so the plan stays unresolved
@@ -27,11 +27,34 @@ trait LifecycleStatement extends LeafNode {
   override def output: Seq[Attribute] = LifecycleStatement.attributes(resultSchema)
 }
 
+/**
+ * A statement's result: its [[schema]], and fresh attributes of it for each plan that outputs it.
+ */
+trait StatementResult {
+  def schema: StructType
+  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
+}
+
 object LifecycleStatement {
 
   /** Fresh attributes for a schema: each plan instance needs its own expression ids. */
   def attributes(schema: StructType): Seq[Attribute] =
     schema.fields.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)()).toSeq
+
+  /**
+   * The schema of a statement's result rows: `columns`, then `table`, which table the statement
+   * acted on (the destination when the named table is redirected).
+   */
+  def resultWithTable(columns: StructField*): StructType =
+    StructType(columns :+ StructField("table", StringType, nullable = false))
+
+  /** The versions the statement committed on the table, in order. */
+  val commitVersionsColumn: StructField =
+    StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false)
+
+  /** What each step of the statement did (or, for a DRY RUN, would do). */
+  val stepsColumn: StructField =
+    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)
 
   sealed trait Target
 

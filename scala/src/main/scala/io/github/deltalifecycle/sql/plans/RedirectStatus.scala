@@ -8,7 +8,7 @@ import org.apache.spark.sql.types._
  * (the redirect after the statement and what it did), [[planSchema]] for SET and UNSET REDIRECT ...
  * DRY RUN (what the statement would do).
  */
-object RedirectStatus {
+object RedirectStatus extends StatementResult {
   val schema: StructType = StructType(Seq(
     StructField("table", StringType, nullable = false),
     StructField("state", StringType, nullable = false),
@@ -20,8 +20,8 @@ object RedirectStatus {
     StructField("version", LongType, nullable = false),
     StructField("filesCopied", LongType, nullable = false),
     StructField("bytesCopied", LongType, nullable = false),
-    StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false),
+    LifecycleStatement.commitVersionsColumn,
+    LifecycleStatement.stepsColumn,
     StructField("copyMode", StringType),
     StructField("copyModeReason", StringType),
     StructField("bytesThroughExecutors", LongType, nullable = false)
@@ -51,12 +51,10 @@ object RedirectStatus {
     StructField("copyModeReason", StringType),
     StructField("tasks", IntegerType, nullable = false),
     StructField("refusals", ArrayType(refusal, containsNull = false), nullable = false),
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)
+    LifecycleStatement.stepsColumn
   ))
 
   def schemaOf(dryRun: Boolean): StructType = if (dryRun) planSchema else schema
-
-  def outputAttributes: Seq[Attribute] = LifecycleStatement.attributes(schema)
 
   def planAttributes: Seq[Attribute] = LifecycleStatement.attributes(planSchema)
 }
