@@ -163,9 +163,9 @@ object ParquetActionReader {
   }
 
   /**
-   * Options over the file system's own Hadoop configuration: parquet-hadoop's default builder
-   * loads a new `Configuration` (every default resource parsed again), which cost a small
-   * table's statement more than reading its checkpoint.
+   * Options over the file system's own Hadoop configuration: parquet-hadoop's default builder loads
+   * a new `Configuration` (every default resource parsed again), which cost a small table's
+   * statement more than reading its checkpoint.
    */
   private def readOptions(fs: FileSystem): ParquetReadOptions.Builder =
     HadoopReadOptions.builder(fs.getConf)
