@@ -1,8 +1,7 @@
 package io.github.deltalifecycle.features.redirect
 
 import java.io.File
-import java.nio.channels.FileChannel
-import java.nio.file.{Files, NoSuchFileException, StandardCopyOption, StandardOpenOption}
+import java.nio.file.{Files, NoSuchFileException, StandardCopyOption}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{
@@ -21,7 +20,7 @@ object CopyMode {
   /** Inside an S3-compatible store (CopyObject, UploadPartCopy): no bytes through executors. */
   case object ServerSide extends CopyMode("server-side")
 
-  /** Between two local paths, through the kernel (a file channel's transfer). */
+  /** Between two local paths, through the kernel (the JDK's file copy). */
   case object Local extends CopyMode("local")
 
   /** Through Hadoop's streams: each executor reads each file and writes it again. */
@@ -43,11 +42,11 @@ final case class CopyRoute(mode: CopyMode, reason: Option[String]) {
  *
  * Between two `s3a://` locations of the same store the store copies the object itself ([[S3Copy]]):
  * no bytes pass through the executor. Between two paths on Hadoop's local file system the bytes go
- * through the kernel (a file channel's transfer) instead of Hadoop's streams. Without Hadoop's
- * native library (pyspark's distribution has none), the local file system forks a `chmod` process
- * for every file it creates and again for its `.crc` sidecar, which made a copy of small files
- * several times slower than `cp`. The source's sidecar is carried across unchanged (the bytes are
- * the same), so a reader of the target verifies the same checksums a reader of the source does; the
+ * through the kernel (the JDK's file copy) instead of Hadoop's streams. Without Hadoop's native
+ * library (pyspark's distribution has none), the local file system forks a `chmod` process for
+ * every file it creates and again for its `.crc` sidecar, which made a copy of small files several
+ * times slower than `cp`. The source's sidecar is carried across unchanged (the bytes are the
+ * same), so a reader of the target verifies the same checksums a reader of the source does; the
  * target's old sidecar goes first, so a copy cut short never leaves a sidecar that does not match
  * its file. Anything else goes through Hadoop's streams.
  */
@@ -168,23 +167,15 @@ private[redirect] object FileCopy {
     Copied(moved)
   }
 
-  /** The kernel copies the bytes (sendfile on Linux); they never enter the JVM. */
+  /**
+   * The kernel copies the bytes (sendfile on Linux); they never enter the JVM. Not through
+   * `FileChannel.transferTo`: after one transfer into a channel opened to append (Spark's shuffle
+   * writer makes them), JDK 17 stops using sendfile between files for the whole JVM and maps and
+   * writes instead, three to five times slower. `Files.copy` always asks the kernel.
+   */
   private def transfer(source: File, target: File): Long = {
-    val in = FileChannel.open(source.toPath, StandardOpenOption.READ)
-    try {
-      val out = FileChannel.open(
-        target.toPath,
-        StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING
-      )
-      try {
-        val size = in.size()
-        var done = 0L
-        while (done < size) done += in.transferTo(done, size - done, out)
-        done
-      } finally out.close()
-    } finally in.close()
+    Files.copy(source.toPath, target.toPath, StandardCopyOption.REPLACE_EXISTING)
+    Files.size(target.toPath)
   }
 
   /** The file a path names, when the file system is Hadoop's local one. */
