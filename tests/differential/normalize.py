@@ -25,9 +25,13 @@ the rules with their reasons):
 6. The session's own names, in any string (``names``): the ``catalog_managed`` variant's
    sessions share one Unity Catalog catalog, each with a schema of its own, which table
    names (DESCRIBE DETAIL's ``name``) carry.
+7. Wall-clock times, by property name, in rows of a key and a value (SHOW TBLPROPERTIES):
+   ``delta.lastCommitTimestamp``, which Unity Catalog's connector shows (as
+   ``option.delta.lastCommitTimestamp``) for a catalog-managed table: when its last commit
+   was ratified. The same reason as rule 3.
 
-Row counts, file counts, byte sizes, versions, properties, protocols and schemas are never
-normalized: both sessions write the same files.
+Row counts, file counts, byte sizes, versions, properties (but rule 7's), protocols and schemas
+are never normalized: both sessions write the same files.
 """
 
 from __future__ import annotations
@@ -45,15 +49,23 @@ WALL_CLOCK_FIELDS = frozenset(
 )
 
 
+#: Rule 7: table properties that hold a wall-clock time, as SHOW TBLPROPERTIES names them.
+WALL_CLOCK_PROPERTIES = frozenset(
+    {"delta.lastCommitTimestamp", "option.delta.lastCommitTimestamp"}
+)
+
+
 def is_duration(field: str) -> bool:
     """Rule 4."""
     return field.endswith("TimeMs") and field not in WALL_CLOCK_FIELDS
 
 
 def normalize(value: Any, root: str, names: Optional[Dict[str, str]] = None) -> Any:
-    """``value`` (JSON-able) with rules 1-6 applied; ``root`` is the run's scratch folder,
+    """``value`` (JSON-able) with rules 1-7 applied; ``root`` is the run's scratch folder,
     ``names`` the session's own names and what stands for each (rule 6)."""
     if isinstance(value, dict):
+        if value.get("key") in WALL_CLOCK_PROPERTIES and value.get("value") is not None:
+            value = {**value, "value": "<time>"}
         return {k: _field(k, v, root, names) for k, v in value.items()}
     if isinstance(value, list):
         return [normalize(v, root, names) for v in value]
