@@ -18,6 +18,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from pyspark.sql import SparkSession
 
+from delta.tables import DeltaTable as SparkDeltaTable
 from spark_line import ON_SPARK_35
 from stock_session import run_stock_script
 from table_helpers import delta_rs_ids, ids
@@ -136,6 +137,16 @@ def test_this_projects_statements_follow_the_redirect(
     assert source.compact_log().table.endswith(f"{destination}`")
     assert all(c.table.endswith(f"{destination}`") for c in source.compatibility())
     assert source.redirect_status() is not None  # the redirect's own statement: the source
+
+
+def test_delta_table_is_delta_table_follows_the_redirect(
+    spark: SparkSession, tables: Dict[str, Any]
+) -> None:
+    """Stock delta-spark refuses a reader-writer source in `isDeltaTable`, and answers True on its
+    destination; routed, the source answers as its destination does."""
+    assert SparkDeltaTable.isDeltaTable(spark, str(tables["rw"])) is True
+    assert SparkDeltaTable.isDeltaTable(spark, str(tables["wo"])) is True
+    assert SparkDeltaTable.isDeltaTable(spark, str(tables["rw"].parent / "no-table")) is False
 
 
 def test_redirect_status(spark: SparkSession, tables: Dict[str, Any]) -> None:

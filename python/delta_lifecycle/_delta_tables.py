@@ -1,11 +1,13 @@
-"""delta-spark's `DeltaTable.forPath` and `DeltaTable.forName`, made to follow a redirect.
+"""delta-spark's `DeltaTable.forPath`, `forName` and `isDeltaTable`, made to follow a redirect.
 
 delta-spark builds the table behind a `DeltaTable` from a path, or from the metastore entry of
 a one- or two-part name, without asking any catalog, so neither this project's catalog nor its
 analyzer rules see it: `history()` and the protocol changes, which open the table's log
 directly, would open a redirected table's source (delta-spark refuses a reader-writer source; a
 writer-only source answers with its own, frozen history).
-`configure_spark` installs these two wrappers, and so does
+`isDeltaTable` opens the log at a path too: delta-spark refuses a reader-writer source there,
+and answers True on its destination.
+`configure_spark` installs these three wrappers, and so does
 [`route_delta_tables`][delta_lifecycle.route_delta_tables] where the session is made elsewhere
 (a Spark Connect client, a session that `spark-submit` configured); importing the package
 changes nothing. In a session with this extension they ask the JVM (`DeltaTableArguments`; over
@@ -30,8 +32,8 @@ _installed = False
 
 
 def install() -> None:
-    """Wrap `delta.tables.DeltaTable.forPath` and `forName`, which hand a Spark Connect session
-    on to delta-spark's Connect `DeltaTable`; once per process."""
+    """Wrap `delta.tables.DeltaTable.forPath`, `forName` and `isDeltaTable`, which hand a Spark
+    Connect session on to delta-spark's Connect `DeltaTable`; once per process."""
     global _installed
     if _installed:
         return
@@ -39,6 +41,7 @@ def install() -> None:
 
     for_path = DeltaTable.__dict__["forPath"].__func__
     for_name = DeltaTable.__dict__["forName"].__func__
+    is_delta_table = DeltaTable.__dict__["isDeltaTable"].__func__
 
     @functools.wraps(for_path)
     def routed_for_path(
@@ -50,7 +53,13 @@ def install() -> None:
     def routed_for_name(cls: Any, sparkSession: SparkSession, tableOrViewName: str) -> Any:
         return for_name(cls, sparkSession, _routed(sparkSession, "nameFor", tableOrViewName))
 
+    @functools.wraps(is_delta_table)
+    def routed_is_delta_table(cls: Any, sparkSession: SparkSession, identifier: str) -> bool:
+        routed = _routed(sparkSession, "pathFor", identifier)
+        return bool(is_delta_table(cls, sparkSession, routed))
+
     setattr(DeltaTable, "forPath", classmethod(routed_for_path))
+    setattr(DeltaTable, "isDeltaTable", classmethod(routed_is_delta_table))
     setattr(DeltaTable, "forName", classmethod(routed_for_name))
     _installed = True
 

@@ -349,8 +349,8 @@ def configure_spark(
       tables follow a redirect by name too; the catalog's own options stay as they are. Set
       such catalogs on the builder before calling this.
 
-    It also makes delta-spark's `DeltaTable.forPath` and `DeltaTable.forName` follow a
-    redirect in sessions with this extension ([`route_delta_tables`][delta_lifecycle.config.route_delta_tables]);
+    It also makes delta-spark's `DeltaTable.forPath`, `DeltaTable.forName` and
+    `DeltaTable.isDeltaTable` follow a redirect in sessions with this extension ([`route_delta_tables`][delta_lifecycle.config.route_delta_tables]);
     in other sessions they are delta-spark's own.
 
     Values already on the builder are kept, so this can be combined with other
@@ -404,10 +404,10 @@ def configure_spark(
 
 
 def route_delta_tables() -> None:
-    """Make delta-spark's `DeltaTable.forPath` and `DeltaTable.forName` follow a redirect.
+    """Make delta-spark's `DeltaTable.forPath`, `forName` and `isDeltaTable` follow a redirect.
 
-    delta-spark builds the table behind these two without asking any catalog, so a redirect
-    would not reach it. This wraps both, once per process: in a session with this extension,
+    delta-spark opens the table behind these without asking any catalog, so a redirect
+    would not reach it. This wraps them, once per process: in a session with this extension,
     classic or over Spark Connect, they ask the session where the table is and hand
     delta-spark the redirect's destination; in any other session they are delta-spark's own.
     [`configure_spark`][delta_lifecycle.config.configure_spark] calls it; call it yourself
