@@ -59,8 +59,8 @@ def install() -> None:
         return bool(is_delta_table(cls, sparkSession, routed))
 
     setattr(DeltaTable, "forPath", classmethod(routed_for_path))
-    setattr(DeltaTable, "isDeltaTable", classmethod(routed_is_delta_table))
     setattr(DeltaTable, "forName", classmethod(routed_for_name))
+    setattr(DeltaTable, "isDeltaTable", classmethod(routed_is_delta_table))
     _installed = True
 
 
