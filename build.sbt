@@ -74,6 +74,8 @@ def shimDirs(base: File): Seq[File] = {
 }
 
 lazy val antlrGenerate = taskKey[Seq[File]]("Generates the statement parser from the ANTLR grammar")
+lazy val errorsGenerate =
+  taskKey[Seq[File]]("Generates one factory per error condition (project/ErrorConditionsGen.scala)")
 
 /**
  * How many test JVMs run the suites at once (DELTA_LIFECYCLE_TEST_JVMS, default 2). A suite's Spark
@@ -201,6 +203,13 @@ lazy val lifecycle = (project in file("scala"))
       cached(grammars.toSet).toSeq
     },
     Compile / sourceGenerators += antlrGenerate.taskValue,
+    errorsGenerate := {
+      val json = (Compile / resourceDirectory).value / "error/delta-lifecycle-error-conditions.json"
+      val out = (Compile / sourceManaged).value / "errors" / "ErrorConditions.scala"
+      IO.write(out, ErrorConditionsGen.source(IO.read(json)))
+      Seq(out)
+    },
+    Compile / sourceGenerators += errorsGenerate.taskValue,
     // The test JVM is the one place fault injection works (FaultInjection.TestingProperty).
     Test / javaOptions ++= sparkJavaOptions :+ "-DdeltaLifecycle.testing=true",
     Test / run / fork := true,

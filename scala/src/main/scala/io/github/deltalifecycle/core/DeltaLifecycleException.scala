@@ -86,6 +86,24 @@ object DeltaLifecycleException {
     parameters.map { case (k, v) => k -> v.toString }.toMap
 }
 
+/**
+ * A value of an error message's parameter, as the factories of [[ErrorConditions]] take them: a
+ * string, a number, or a list of strings, which a message shows joined by commas. Anything else (a
+ * set, a time, an option) has no conversion, so that its caller formats it rather than its
+ * `toString` reaching the message.
+ */
+final class ErrorParameter(val text: String) extends AnyVal
+
+object ErrorParameter {
+  import scala.language.implicitConversions
+
+  implicit def fromString(value: String): ErrorParameter = new ErrorParameter(String.valueOf(value))
+  implicit def fromLong(value: Long): ErrorParameter = new ErrorParameter(value.toString)
+  implicit def fromInt(value: Int): ErrorParameter = new ErrorParameter(value.toString)
+  implicit def fromStrings(values: Seq[String]): ErrorParameter =
+    new ErrorParameter(values.mkString(", "))
+}
+
 /** The project's error conditions: one JSON resource, as Spark's and delta-spark's are. */
 object LifecycleErrorConditions {
   val Resource = "error/delta-lifecycle-error-conditions.json"
