@@ -82,10 +82,10 @@ object ActionReader {
               ) {
                 throw LogErrors.invalidProtocolIn(file.toString, detail)
               }
-              throw LogErrors.corruptLog(
-                file.toString,
-                s"line $lineNo is not a valid Delta action ($detail)",
-                Some(e)
+              throw ErrorConditions.corruptLog(
+                file = file.toString,
+                reason = s"line $lineNo is not a valid Delta action ($detail)",
+                cause = e
               )
           }
         }

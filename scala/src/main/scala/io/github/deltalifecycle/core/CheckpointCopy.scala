@@ -153,7 +153,10 @@ object CheckpointCopy {
           files.foreach(_.publish())
         } finally files.foreach(_.discard())
         log.listingFrom(version).checkpointsAt(version).find(_.kind == base.kind).getOrElse(
-          throw LogErrors.corruptLog(log.logPath.toString, s"no checkpoint of $version")
+          throw ErrorConditions.corruptLog(
+            file = log.logPath.toString,
+            reason = s"no checkpoint of $version"
+          )
         )
       }
     }

@@ -88,7 +88,13 @@ object CommitCoordination extends Logging {
       operation: String
   ): Unit =
     ownerOf(protocol, metadata).foreach { o =>
-      throw LogErrors.coordinatedTable(table, operation, o.kind, o.name, o.owner)
+      throw ErrorConditions.coordinatedTable(
+        table = table,
+        operation = operation,
+        kind = o.kind,
+        name = o.name,
+        owner = o.owner
+      )
     }
 
   /** [[requireDirectCommits]] on the latest version of `listing`. */

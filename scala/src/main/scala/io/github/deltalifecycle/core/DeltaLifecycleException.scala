@@ -8,8 +8,11 @@ import org.apache.spark.sql.AnalysisException
  * from `error/delta-lifecycle-error-conditions.json`, read the way Spark and delta-spark read
  * theirs. It is an AnalysisException so that PySpark (classic and Spark Connect) surfaces it as a
  * typed exception that carries the condition, which the Python package maps to
- * `delta_lifecycle.errors`. Build one with the errors object of its area ([[LogErrors]],
- * [[CatalogErrors]], `RedirectErrors`, ...): one constructor per failure, passing values only.
+ * `delta_lifecycle.errors`. Build one with its condition's factory in [[ErrorConditions]], which is
+ * generated from the resource, or with the errors object of its area ([[LogErrors]],
+ * `RedirectErrors`, ...) where the values need formatting or the failure picks the condition. The
+ * resource holds every message's wording, the advice included; a factory passes values only, and
+ * names that belong to the layers above (settings, classes) are passed in.
  *
  * A condition with sub-conditions (the JSON's `subClass`, as in Spark's) is raised with one of
  * them: the message is the condition's template followed by the sub-condition's. The condition
@@ -36,57 +39,6 @@ class DeltaLifecycleException(
 }
 
 /**
- * How each area's errors object builds its errors: a condition (or one of its sub-conditions), the
- * values of its template, and the cause if there is one. The condition (`error/delta-lifecycle-
- * error-conditions.json`) holds every message's wording, the advice included; a constructor passes
- * values only (ErrorConditionsSuite keeps the two in step). Names that belong to the layers above
- * (settings, classes) are passed in.
- */
-object DeltaLifecycleException {
-  def error(condition: String, parameters: (String, Any)*): DeltaLifecycleException =
-    new DeltaLifecycleException(condition, strings(parameters))
-
-  def withCause(
-      cause: Throwable,
-      condition: String,
-      parameters: (String, Any)*
-  ): DeltaLifecycleException =
-    new DeltaLifecycleException(condition, strings(parameters), Some(cause))
-
-  /** An error of `condition`'s sub-condition `subCondition`. */
-  def subError(
-      condition: String,
-      subCondition: String,
-      parameters: (String, Any)*
-  ): DeltaLifecycleException =
-    new DeltaLifecycleException(condition, strings(parameters), None, Some(subCondition))
-
-  def subErrorWithCause(
-      cause: Throwable,
-      condition: String,
-      subCondition: String,
-      parameters: (String, Any)*
-  ): DeltaLifecycleException =
-    new DeltaLifecycleException(condition, strings(parameters), Some(cause), Some(subCondition))
-
-  /**
-   * The sub-conditions of `condition` whose messages all name `subject` (the table, say): their
-   * errors take the subject's value first, then the sub-condition and its own parameters.
-   */
-  final class SubConditions(condition: String, subject: String) {
-    def apply(
-        value: Any,
-        subCondition: String,
-        parameters: (String, Any)*
-    ): DeltaLifecycleException =
-      subError(condition, subCondition, (subject -> value) +: parameters: _*)
-  }
-
-  private def strings(parameters: Seq[(String, Any)]): Map[String, String] =
-    parameters.map { case (k, v) => k -> v.toString }.toMap
-}
-
-/**
  * A value of an error message's parameter, as the factories of [[ErrorConditions]] take them: a
  * string, a number, or a list of strings, which a message shows joined by commas. Anything else (a
  * set, a time, an option) has no conversion, so that its caller formats it rather than its
@@ -107,9 +59,6 @@ object ErrorParameter {
 /** The project's error conditions: one JSON resource, as Spark's and delta-spark's are. */
 object LifecycleErrorConditions {
   val Resource = "error/delta-lifecycle-error-conditions.json"
-
-  /** One sub-condition per argument refused, raised by the errors object of the argument's area. */
-  val InvalidArgument = "DELTA_LIFECYCLE_INVALID_ARGUMENT"
 
   private lazy val reader = new ErrorClassesJsonReader(
     Seq(

@@ -38,11 +38,13 @@ object FilePartitions {
   /** The session's value, or a typed error for one that is not a positive whole number. */
   def filesPerPartition(spark: SparkSession): Long =
     spark.conf.getOption(FilesPerPartitionKey).fold(DefaultFilesPerPartition) { value =>
-      value.trim.toLongOption.filter(_ > 0).getOrElse(throw LogErrors.filesPerPartitionNotPositive(
-        FilesPerPartitionKey,
-        value,
-        DefaultFilesPerPartition
-      ))
+      value.trim.toLongOption.filter(_ > 0).getOrElse(
+        throw ErrorConditions.InvalidArgument.filesPerPartition(
+          setting = FilesPerPartitionKey,
+          value = value,
+          default = DefaultFilesPerPartition
+        )
+      )
     }
 
   /** The partitions `files` files take. */

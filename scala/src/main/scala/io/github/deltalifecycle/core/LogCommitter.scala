@@ -46,7 +46,10 @@ object LogCommitter {
   def baseAt(log: TableLog, readVersion: Long): CommitBase = {
     val listing = log.tailListing()
     if (listing.latestVersion != readVersion)
-      throw LogErrors.concurrentCommit(log.tablePath.toString, readVersion + 1)
+      throw ErrorConditions.concurrentCommit(
+        table = log.tablePath.toString,
+        version = readVersion + 1
+      )
     val (protocol, metadata) = log.protocolAndMetadataAt(readVersion, listing)
     CommitBase(
       readVersion,
@@ -117,7 +120,7 @@ object LogCommitter {
       )
     catch {
       case NonFatal(e) if alreadyExists(e) =>
-        throw LogErrors.concurrentCommit(log.tablePath.toString, version)
+        throw ErrorConditions.concurrentCommit(table = log.tablePath.toString, version = version)
     }
     CommitBase(version, protocol, metadata, inCommitTimestamp)
   }
@@ -221,7 +224,8 @@ object LogCommitter {
   ): Seq[Seq[Action]] = {
     val listing = log.listingFrom(base + 1)
     val newer = listing.commits.map(_.version).filter(_ > base)
-    if (newer.isEmpty) throw LogErrors.commitNotVisible(log.tablePath.toString, base + 1)
+    if (newer.isEmpty)
+      throw ErrorConditions.commitNotVisible(table = log.tablePath.toString, version = base + 1)
     (base + 1 to newer.max).map { v =>
       listing.commit(v).map(c =>
         ActionReader.readJsonSelected(log.readFs, c.status, RebaseRelevantKeys)

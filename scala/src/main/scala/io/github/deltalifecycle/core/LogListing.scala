@@ -107,9 +107,9 @@ object LogListing {
     val listing =
       classify(tablePath, listFiles(store, hadoopConf, tablePath, fromVersion), fromVersion)
     if (fromVersion == 0 && listing.isEmpty) {
-      throw LogErrors.notADeltaTable(
-        tablePath.toString,
-        s"${LogFiles.LogDirName} holds no commit or checkpoint files"
+      throw ErrorConditions.notADeltaTable(
+        path = tablePath.toString,
+        reason = s"${LogFiles.LogDirName} holds no commit or checkpoint files"
       )
     }
     listing
@@ -127,9 +127,9 @@ object LogListing {
         .filter(_.isFile).toVector
     catch {
       case _: FileNotFoundException =>
-        throw LogErrors.notADeltaTable(
-          tablePath.toString,
-          s"there is no ${LogFiles.LogDirName} directory"
+        throw ErrorConditions.notADeltaTable(
+          path = tablePath.toString,
+          reason = s"there is no ${LogFiles.LogDirName} directory"
         )
       // A log the storage will not show may well be there: never "not a Delta table".
       case e: AccessDeniedException =>
@@ -206,7 +206,11 @@ object LogSegment {
   ): LogSegment = {
     val latest = listing.latestVersion
     if (version < 0 || version > latest) {
-      throw LogErrors.versionNotFound(version, listing.earliestReconstructableVersion, latest)
+      throw ErrorConditions.versionNotFound(
+        version = version,
+        earliest = listing.earliestReconstructableVersion,
+        latest = latest
+      )
     }
     val checkpoint = listing.checkpoints.filter(c => c.version <= version && !exclude(c)).lastOption
     val base = checkpoint.map(_.version).getOrElse(-1L)
@@ -214,7 +218,11 @@ object LogSegment {
     if (missing.nonEmpty) {
       scala.util.Try(listing.earliestReconstructableVersion).toOption match {
         case Some(earliest) if version < earliest && exclude.isEmpty =>
-          throw LogErrors.versionNotFound(version, earliest, latest)
+          throw ErrorConditions.versionNotFound(
+            version = version,
+            earliest = earliest,
+            latest = latest
+          )
         case _ =>
           throw LogErrors.nonContiguousVersions(listing.logPath.toString, missing)
       }

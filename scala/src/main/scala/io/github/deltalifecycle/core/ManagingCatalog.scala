@@ -113,12 +113,13 @@ trait ManagingCatalog {
   /** [[permission]], as the typed error when nobody permits `operation` on `table`. */
   final def requirePermission(table: String, operation: MaintenanceOperation): Unit =
     permission(operation).left.foreach { why =>
-      throw CatalogErrors.catalogMaintenanceNotPermitted(
-        table,
-        operation,
-        description,
-        why,
-        policySetting
+      throw ErrorConditions.CatalogManagedTable.maintenanceNotPermitted(
+        table = table,
+        action = operation.action,
+        permission = operation.name,
+        why = why,
+        setting = policySetting,
+        catalog = description
       )
     }
 }

@@ -120,16 +120,16 @@ object OutOfMemory {
         if (inTask) ("a task (local mode: the tasks run in the driver's JVM)", DriverMemory, heap)
         else ("the driver", DriverMemory, heap)
       }
-    LogErrors.outOfMemory(
-      operation,
-      step,
-      where,
-      reason,
-      setting,
-      now,
-      FilePartitions.FilesPerPartitionKey,
-      FilePartitions.filesPerPartition(spark),
-      failure
+    ErrorConditions.outOfMemory(
+      operation = operation,
+      step = step,
+      where = where,
+      reason = reason,
+      memorySetting = setting,
+      memory = now,
+      filesPerPartitionSetting = FilePartitions.FilesPerPartitionKey,
+      filesPerPartition = FilePartitions.filesPerPartition(spark),
+      cause = failure
     )
   }
 

@@ -58,9 +58,9 @@ object ProtocolHistory {
         )
       }
       if (metadata == null) {
-        throw LogErrors.corruptLog(
-          listing.logPath.toString,
-          s"no metaData action is found in the log up to version $v"
+        throw ErrorConditions.corruptLog(
+          file = listing.logPath.toString,
+          reason = s"no metaData action is found in the log up to version $v"
         )
       }
       ProtocolChecks.validate(protocol, v)
@@ -104,10 +104,11 @@ object ProtocolHistory {
       if (readable && (!hasProtocol || !hasMetadata)) {
         val missing = Seq("protocol" -> hasProtocol, "metaData" -> hasMetadata)
           .collect { case (name, false) => name }.mkString(" and ")
-        throw LogErrors.corruptLog(
-          checkpoint.description,
-          s"the checkpoint of version ${checkpoint.version} holds no $missing action, so a " +
-            "reader that starts from it cannot rebuild that version"
+        throw ErrorConditions.corruptLog(
+          file = checkpoint.description,
+          reason =
+            s"the checkpoint of version ${checkpoint.version} holds no $missing action, so a " +
+              "reader that starts from it cannot rebuild that version"
         )
       }
     }

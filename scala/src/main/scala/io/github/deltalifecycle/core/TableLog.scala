@@ -128,9 +128,9 @@ final class TableLog private (
       )
       ProtocolChecks.validate(protocol, version)
       val metadata = replay.currentMetadata.getOrElse(
-        throw LogErrors.corruptLog(
-          logPath.toString,
-          s"no metaData action is found in the log up to version $version"
+        throw ErrorConditions.corruptLog(
+          file = logPath.toString,
+          reason = s"no metaData action is found in the log up to version $version"
         )
       )
       LogSnapshot(
@@ -238,9 +238,9 @@ final class TableLog private (
       "no protocol action is found in the log up to this version"
     )
     ProtocolChecks.validate(protocol, version)
-    if (metadata == null) throw LogErrors.corruptLog(
-      logPath.toString,
-      s"no metaData action is found in the log up to version $version"
+    if (metadata == null) throw ErrorConditions.corruptLog(
+      file = logPath.toString,
+      reason = s"no metaData action is found in the log up to version $version"
     )
     (protocol, metadata)
   }

@@ -4,9 +4,10 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
+import io.github.deltalifecycle.core.ErrorConditions
 import io.github.deltalifecycle.features.redirect.Access
 import io.github.deltalifecycle.shims.CatalogOwnedShim
-import io.github.deltalifecycle.sql.routing.{CatalogTables, RouteErrors, Router}
+import io.github.deltalifecycle.sql.routing.{CatalogTables, Router}
 import io.github.deltalifecycle.sql.unitycatalog.UnityCatalogs
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog._
@@ -39,10 +40,10 @@ class RoutingCatalog extends DelegatingCatalog {
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     val delegateClass = Option(options.get(CatalogTables.DelegateOption)).map(_.trim)
       .getOrElse("")
-    def noDelegate = RouteErrors.routingCatalogWithoutDelegate(
-      name,
-      CatalogTables.delegateSetting(name),
-      delegateClass
+    def noDelegate = ErrorConditions.InvalidArgument.routingCatalogWithoutDelegate(
+      catalog = name,
+      setting = CatalogTables.delegateSetting(name),
+      value = delegateClass
     )
     if (delegateClass.isEmpty) throw noDelegate
     val delegateOptions = options.asCaseSensitiveMap().asScala

@@ -109,7 +109,17 @@ class FilePartitionsSuite extends AnyFunSuite with LifecycleSparkSession {
     )))
     assert(!OutOfMemory.isOutOfMemory(new SparkException("exited with code 520")))
     assert(!OutOfMemory.isOutOfMemory(new IllegalStateException("no")))
-    val typed = LogErrors.outOfMemory("op", "s", "w", "r", "m", "1g", Key, 1L, heap)
+    val typed = ErrorConditions.outOfMemory(
+      operation = "op",
+      step = "s",
+      where = "w",
+      reason = "r",
+      memorySetting = "m",
+      memory = "1g",
+      filesPerPartitionSetting = Key,
+      filesPerPartition = 1L,
+      cause = heap
+    )
     assert(!OutOfMemory.isOutOfMemory(typed))
   }
 

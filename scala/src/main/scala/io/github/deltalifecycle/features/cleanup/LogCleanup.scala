@@ -1,7 +1,6 @@
 package io.github.deltalifecycle.features.cleanup
 
-import io.github.deltalifecycle.core._
-import io.github.deltalifecycle.features.compaction.LogMaintenanceErrors
+import io.github.deltalifecycle.core.{ErrorConditions, _}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.{
@@ -82,7 +81,7 @@ object LogCleanup extends Logging {
     // checkpoints, does not write such a table: every file stays, and the plan says why.
     val unknownWriterFeatures = ClientSupport.unsupportedForWriting(protocol)
     val retention = retentionMillis.getOrElse(tableRetentionMillis(metadata))
-    if (retention < 0) throw LogMaintenanceErrors.negativeRetention(retention)
+    if (retention < 0) throw ErrorConditions.InvalidArgument.negativeRetention(retention)
     val protection = protectedBefore(protocol, metadata)
     val cutoffTime = nowMillis - retention
     cutoffCheckpoint(listing, cutoffTime) match {

@@ -3,7 +3,7 @@ package io.github.deltalifecycle.features.compaction
 import scala.collection.mutable
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core._
+import io.github.deltalifecycle.core.{ErrorConditions, _}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.delta.actions.{
@@ -143,12 +143,12 @@ object LogCompaction extends Logging {
       if (reconciled.heldBytes > maxBytes) {
         val passedAt = lastVersion
         if (!shrinkToFit) {
-          throw LogMaintenanceErrors.compactionTooLarge(
-            start,
-            end,
-            maxBytes,
-            passedAt,
-            MaxBytesSetting
+          throw ErrorConditions.compactionTooLarge(
+            startVersion = start,
+            endVersion = end,
+            limitBytes = maxBytes,
+            version = passedAt,
+            setting = MaxBytesSetting
           )
         }
         // The state after the step before held less, so that shorter range fits (a merge step
@@ -238,7 +238,8 @@ object LogCompaction extends Logging {
   }
 
   private def validateRange(listing: LogListing, start: Long, end: Long): Unit = {
-    def refuse(why: String) = LogMaintenanceErrors.invalidCompactionRange(start, end, why)
+    def refuse(why: String) =
+      ErrorConditions.invalidCompactionRange(startVersion = start, endVersion = end, reason = why)
     if (start < 0) throw refuse("versions start at 0")
     if (end <= start) {
       throw refuse(
@@ -281,9 +282,9 @@ object LogCompaction extends Logging {
     listing.compactions
       .find(c => c.start <= end && start <= c.end && !(start <= c.start && c.end <= end))
       .foreach { c =>
-        throw LogMaintenanceErrors.compactionConflict(
-          c.name,
-          s"versions $start to $end partly overlap it; " +
+        throw ErrorConditions.compactionConflict(
+          file = c.name,
+          reason = s"versions $start to $end partly overlap it; " +
             "choose a range that contains it or stays clear of it"
         )
       }
@@ -298,11 +299,11 @@ object LogCompaction extends Logging {
       scala.util.Try(ActionReader.readJson(log.readFs, log.fs.getFileStatus(file)))
         .toOption.exists(_.nonEmpty)
     if (!readable) {
-      throw LogMaintenanceErrors.compactionConflict(
-        file.getName,
-        s"a file of that name exists but is empty or unreadable ($length bytes). Readers ignore " +
-          "it and replay the commits instead, so it is safe to delete; delete it and run the " +
-          "compaction again"
+      throw ErrorConditions.compactionConflict(
+        file = file.getName,
+        reason = s"a file of that name exists but is empty or unreadable ($length bytes). " +
+          "Readers ignore it and replay the commits instead, so it is safe to delete; delete it " +
+          "and run the compaction again"
       )
     }
     val exact = file.getName == FileNames.compactedDeltaFile(log.logPath, start, end).getName
@@ -377,7 +378,11 @@ object LogCompaction extends Logging {
             txns(t.appId) = replaced(txns.get(t.appId).orNull, line.text)
           case Some(d: DomainMetadata) =>
             domains(d.domain) = replaced(domains.get(d.domain).orNull, line.text)
-          case _ => throw LogErrors.unsupportedAction(fileName, line.actionType, Operation)
+          case _ => throw ErrorConditions.UnsupportedProtocol.unknownAction(
+              file = fileName,
+              actionType = line.actionType,
+              operation = Operation
+            )
         }
     }
 

@@ -6,6 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
+import io.github.deltalifecycle.core.ErrorConditions
+
 /**
  * What one side (reads or writes) of a client does with table features.
  *
@@ -114,7 +116,7 @@ object ClientCapabilities {
     val key = client.trim.toLowerCase(Locale.ROOT)
     val byId = all.filter(_.id.toLowerCase(Locale.ROOT) == key)
     val found = if (byId.nonEmpty) byId else all.filter(_.family.toLowerCase(Locale.ROOT) == key)
-    if (found.isEmpty) throw ClientErrors.unknownClient(client, all.map(_.id))
+    if (found.isEmpty) throw ErrorConditions.unknownClient(client = client, known = all.map(_.id))
     found
   }
 }

@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.compatibility
 
-import io.github.deltalifecycle.core.{SnapshotHead, TableLog}
+import io.github.deltalifecycle.core.{ErrorConditions, SnapshotHead, TableLog}
 import io.github.deltalifecycle.features.dropfeature.{
   DropFeature,
   DropFeatureResult,
@@ -36,10 +36,16 @@ final class DropFeaturesForClient(
   ): Seq[DropFeatureResult] = {
     val entry = ClientCapabilities.lookup(client) match {
       case Seq(one) => one
-      case many => throw ClientErrors.ambiguousClient(client, many.map(_.id))
+      case many =>
+        throw ErrorConditions.InvalidArgument.ambiguousClient(
+          client = client,
+          count = many.size,
+          ranges = many.map(_.id)
+        )
     }
     // No drop turns a reader (Athena) into a writer: say so rather than name a pseudo-feature.
-    if (forWrites && entry.readOnly) throw ClientErrors.readOnlyClient(entry.id, displayName)
+    if (forWrites && entry.readOnly)
+      throw ErrorConditions.InvalidArgument.readOnlyClient(client = entry.id, table = displayName)
     val access = if (forWrites) "writable" else "readable"
     val head = log.latestHead()
     val verdict = Compatibility.evaluate(head.protocol, entry)
@@ -53,9 +59,17 @@ final class DropFeaturesForClient(
       plan.filter(f => !f.droppable || requiredByCatalog(f.feature)).map(_.feature) ++
         versionBlockers
     if (undroppable.nonEmpty)
-      throw ClientErrors.clientNeedsUndroppable(displayName, entry.id, access, undroppable)
+      throw ErrorConditions.clientNeedsUndroppable(
+        table = displayName,
+        client = entry.id,
+        access = access,
+        features = undroppable
+      )
     if (forWrites && verdict.writeNeedsTruncateHistory && !truncateHistory)
-      throw ClientErrors.clientNeedsTruncateHistory(entry.id, displayName)
+      throw ErrorConditions.InvalidArgument.clientNeedsTruncateHistory(
+        client = entry.id,
+        table = displayName
+      )
     plan.map(_.feature).flatMap { name =>
       val feature = DroppableFeatures.lookup(name, displayName)
       // Per feature: TRUNCATE HISTORY applies to reader-writer features and is how

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.features.dropfeature
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core._
+import io.github.deltalifecycle.core.{ErrorConditions, _}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
@@ -92,9 +92,9 @@ final class BarrierCheckpoints private[dropfeature] (
     val snapshot = table.update()
     DeltaState.checkpoint(table, snapshot)
     log.listingFrom(snapshot.version).checkpointsAt(snapshot.version).headOption.getOrElse(
-      throw LogErrors.corruptLog(
-        log.logPath.toString,
-        s"delta-spark wrote no checkpoint for version ${snapshot.version}"
+      throw ErrorConditions.corruptLog(
+        file = log.logPath.toString,
+        reason = s"delta-spark wrote no checkpoint for version ${snapshot.version}"
       )
     )
   }

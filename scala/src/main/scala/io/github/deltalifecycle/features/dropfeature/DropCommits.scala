@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import io.delta.storage.commit.CommitFailedException
 import io.github.deltalifecycle.core.{
-  CatalogErrors,
+  ErrorConditions,
   FaultInjection,
   LogCommitter,
   ManagingCatalog,
@@ -110,12 +110,12 @@ private[dropfeature] object DropCommits {
       catch {
         case NonFatal(e) if refusal(e).isDefined =>
           val refused = refusal(e).get
-          throw CatalogErrors.catalogRefusedCommit(
-            table.name(),
-            catalog.description,
-            operation.name,
-            reason(refused.getMessage),
-            e
+          throw ErrorConditions.CatalogManagedTable.catalogRefusedCommit(
+            table = table.name(),
+            catalog = catalog.description,
+            operation = operation.name,
+            reason = reason(refused.getMessage),
+            cause = e
           )
       }
 

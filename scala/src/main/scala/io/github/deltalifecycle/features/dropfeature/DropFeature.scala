@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.dropfeature
 
-import io.github.deltalifecycle.core._
+import io.github.deltalifecycle.core.{ErrorConditions, _}
 import io.github.deltalifecycle.features.cleanup.LogCleanup
 import io.github.deltalifecycle.shims.DeltaShim
 import org.apache.spark.sql.SparkSession
@@ -69,10 +69,18 @@ final class DropFeature(
     )
     val feature = DroppableFeatures.resolve(featureName, head.protocol, displayName)
     log.catalog.filter(_.requiredFeatures.contains(feature.name)).foreach { c =>
-      throw CatalogErrors.featureRequiredByCatalog(displayName, feature.name, c.description)
+      throw ErrorConditions.CatalogManagedTable.requiredByCatalog(
+        table = displayName,
+        feature = feature.name,
+        catalog = c.description
+      )
     }
     if (!DroppableFeatures.isPresent(head.protocol, feature.feature))
-      throw DropFeatureErrors.featureNotPresent(feature.name, displayName, head.version)
+      throw ErrorConditions.featureNotPresent(
+        feature = feature.name,
+        table = displayName,
+        version = head.version
+      )
     val dependents = DroppableFeatures.dependents(head.protocol, feature)
     if (dependents.nonEmpty) throw DropFeatureErrors.dependentFeatures(feature.name, dependents)
     DroppableFeatures.checkDroppable(feature, head.metadata)

@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.dropfeature
 
-import io.github.deltalifecycle.core._
+import io.github.deltalifecycle.core.{ErrorConditions, _}
 import io.github.deltalifecycle.features.cleanup.LogCleanup
 import io.github.deltalifecycle.features.dropfeature.DropPlan.Step
 import org.apache.spark.sql.SparkSession
@@ -35,12 +35,12 @@ private[dropfeature] final class DropFlows(
       truncateHistory: Boolean
   ): DropPlan =
     if (DroppableFeatures.isCheckpointProtection(feature)) {
-      if (!truncateHistory) throw DropFeatureErrors.truncateHistoryRequired(feature.name)
+      if (!truncateHistory) throw ErrorConditions.truncateHistoryRequired(feature.name)
       requireCatalogPermission(MaintenanceOperation.MetadataCleanup)
       checkpointProtectionDrop(head)
     } else {
       if (truncateHistory && !DroppableFeatures.needsBarrier(feature))
-        throw DropFeatureErrors.truncateHistoryNotApplicable(feature.name)
+        throw ErrorConditions.InvalidArgument.truncateHistoryNotApplicable(feature.name)
       // Asked before anything is planned, so that DRY RUN reports the refusal the run would meet.
       if (truncateHistory) requireCatalogPermission(MaintenanceOperation.MetadataCleanup)
       val preparation = feature.preparation(new PreparationContext(table, spark, files, commits))

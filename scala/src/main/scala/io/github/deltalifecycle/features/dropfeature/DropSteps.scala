@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.dropfeature
 
-import io.github.deltalifecycle.core._
+import io.github.deltalifecycle.core.{ErrorConditions, _}
 import io.github.deltalifecycle.features.dropfeature.DropPlan.Step
 import org.apache.spark.sql.delta.{CheckpointProtectionTableFeature, DeltaConfigs, DeltaOperations}
 import org.apache.spark.sql.delta.actions.{AddFile, Metadata, RemoveFile}
@@ -86,7 +86,10 @@ private[dropfeature] final class DropSteps(
       if (
         !DroppableFeatures.isCheckpointProtection(feature) &&
         !feature.validateRemoval(table, files.at(snapshot))
-      ) throw DropFeatureErrors.featureTracesRemain(feature.name, snapshot.version)
+      ) throw ErrorConditions.featureTracesRemain(
+        feature = feature.name,
+        version = snapshot.version
+      )
       val protocol =
         DroppableFeatures.protocolAfterDrop(snapshot.protocol, feature.feature, protect)
       version => {

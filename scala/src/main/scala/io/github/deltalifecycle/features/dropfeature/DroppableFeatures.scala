@@ -2,7 +2,8 @@ package io.github.deltalifecycle.features.dropfeature
 
 import java.util.Locale
 
-import io.github.deltalifecycle.features.redirect.{RedirectErrors, RedirectMode}
+import io.github.deltalifecycle.core.ErrorConditions
+import io.github.deltalifecycle.features.redirect.RedirectMode
 import org.apache.spark.sql.delta.{
   CheckConstraintsTableFeature,
   CheckpointProtectionTableFeature,
@@ -58,18 +59,19 @@ object DroppableFeatures {
   def lookup(name: String, table: String): DroppableFeature = {
     // A redirect is removed with its own procedure, which brings the data back first.
     if (RedirectMode.featureNames.exists(_.equalsIgnoreCase(name))) {
-      throw RedirectErrors.redirectFeatureNotDroppable(table, name)
+      throw ErrorConditions.RedirectState.redirectFeature(table = table, feature = name)
     }
     byLowerName.getOrElse(
       name.toLowerCase(Locale.ROOT),
       throw TableFeature.featureNameToFeature(name).fold(
-        DropFeatureErrors.unknownFeature(name, Names)
+        ErrorConditions.unknownFeature(feature = name, droppable = Names)
       )(known =>
-        DropFeatureErrors.dropNotSupportedOnLine(
-          known.name,
-          "this line's delta-spark does not declare it removable, so no client can drop it " +
-            "without rewriting the table",
-          Names
+        ErrorConditions.dropNotSupportedOnLine(
+          feature = known.name,
+          reason =
+            "this line's delta-spark does not declare it removable, so no client can drop it " +
+              "without rewriting the table",
+          droppable = Names
         )
       )
     )

@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.sql.routing.Router
-import io.github.deltalifecycle.core.{LogFiles, TableLog}
+import io.github.deltalifecycle.core.{ErrorConditions, LogFiles, TableLog}
 import org.apache.hadoop.fs.Path
 
 /**
@@ -32,16 +32,16 @@ private[redirect] final class DestinationChecks(
     val src = log.tablePath.toString.stripSuffix("/") + "/"
     val dst = dest.toString.stripSuffix("/") + "/"
     if (src.startsWith(dst) || dst.startsWith(src)) {
-      throw RedirectErrors.redirectDestinationNotEmpty(
-        dest.toString,
-        "it is the source table's location, or inside or around it"
+      throw ErrorConditions.redirectDestinationNotEmpty(
+        location = dest.toString,
+        reason = "it is the source table's location, or inside or around it"
       )
     }
     target match {
       case RedirectTarget.ToTable(name, _, true, _) =>
-        throw RedirectErrors.redirectDestinationNotEmpty(
-          name,
-          "the table already exists in the catalog"
+        throw ErrorConditions.redirectDestinationNotEmpty(
+          location = name,
+          reason = "the table already exists in the catalog"
         )
       case _ =>
     }
@@ -54,7 +54,10 @@ private[redirect] final class DestinationChecks(
     if (fs.exists(dest)) {
       val status = fs.getFileStatus(dest)
       if (!status.isDirectory)
-        throw RedirectErrors.redirectDestinationNotEmpty(dest.toString, "it is a file")
+        throw ErrorConditions.redirectDestinationNotEmpty(
+          location = dest.toString,
+          reason = "it is a file"
+        )
       val entries = fs.listStatus(dest)
       if (
         entries.nonEmpty && !PreCopyMarker.holdsPreCopyOf(ctx.hadoopConf(dest), dest, log.tablePath)
@@ -62,7 +65,7 @@ private[redirect] final class DestinationChecks(
         val what = if (entries.exists(_.getPath.getName == LogFiles.LogDirName))
           "it holds a Delta table"
         else s"it holds ${entries.length} entries"
-        throw RedirectErrors.redirectDestinationNotEmpty(dest.toString, what)
+        throw ErrorConditions.redirectDestinationNotEmpty(location = dest.toString, reason = what)
       }
     }
   }
@@ -75,14 +78,14 @@ private[redirect] final class DestinationChecks(
     val destLog = TableLog.forPath(ctx.hadoopConf(dest), dest)
     val listing = destLog.tailListing()
     if (listing.latestVersion != version) {
-      throw RedirectErrors.redirectCopyMismatch(
+      throw ErrorConditions.redirectCopyMismatch(
         s"the destination's latest version is ${listing.latestVersion}, expected $version"
       )
     }
     val (destProtocol, destMetadata) = destLog.protocolAndMetadataAt(version, listing)
     val (srcProtocol, srcMetadata) = log.protocolAndMetadataAt(version, log.listingFor(version))
     if (destProtocol != srcProtocol || destMetadata.id != srcMetadata.id) {
-      throw RedirectErrors.redirectCopyMismatch(
+      throw ErrorConditions.redirectCopyMismatch(
         "the destination's protocol or table id differs from the source's"
       )
     }

@@ -1,6 +1,12 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.core.{ActionReader, FaultInjection, LogCommitter, TableLog}
+import io.github.deltalifecycle.core.{
+  ActionReader,
+  ErrorConditions,
+  FaultInjection,
+  LogCommitter,
+  TableLog
+}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.actions.{Action, CommitInfo, Metadata, Protocol}
 
@@ -39,7 +45,11 @@ private[redirect] final class DestinationReplay(
     var base = Option.empty[LogCommitter.CommitBase]
     for (k <- replayedUpTo + 1 to lastDestinationData) {
       val commit = destListing.commit(k).getOrElse(
-        throw RedirectErrors.destinationCommitMissing(displayName, destPath.toString, k)
+        throw ErrorConditions.RedirectState.destinationCommitMissing(
+          table = displayName,
+          destination = destPath.toString,
+          version = k
+        )
       )
       val actions = ActionReader.readJson(destLog.readFs, commit.status)
       val operation =

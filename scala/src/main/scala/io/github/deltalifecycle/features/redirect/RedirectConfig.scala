@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
 import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
 import org.apache.spark.sql.delta.util.JsonUtils
 
+import io.github.deltalifecycle.core.ErrorConditions
+
 /** Which of the two redirect features a table uses. */
 sealed abstract class RedirectMode(
     val feature: String,
@@ -256,7 +258,7 @@ object RedirectConfig {
       field("Spec", "spec") match {
         case Some(n) if n.isTextual && n.asText.trim.nonEmpty =>
           try JsonUtils.mapper.readTree(n.asText)
-          catch { case NonFatal(_) => throw RedirectConfigErrors.redirectSpecNotJson(where) }
+          catch { case NonFatal(_) => throw ErrorConditions.InvalidRedirect.specNotJson(where) }
         case Some(n) if n.isObject => n
         case _ => JsonNodeFactory.instance.objectNode()
       },
@@ -266,27 +268,28 @@ object RedirectConfig {
     def noRedirectRules: Seq[NoRedirectRule] = field("NoRedirectRules", "noRedirectRules") match {
       case None => Nil
       case Some(n) if n.isArray => n.elements().asScala.toSeq.map(rule)
-      case Some(_) => throw RedirectConfigErrors.redirectRulesNotAList(where)
+      case Some(_) => throw ErrorConditions.InvalidRedirect.rulesNotAList(where)
     }
 
     private def rule(node: JsonNode): NoRedirectRule = {
       val app = Option(node.get("AppName")).orElse(Option(node.get("appName")))
         .filter(_.isTextual).map(_.asText)
-        .getOrElse(throw RedirectConfigErrors.redirectRuleWithoutAppName(where))
+        .getOrElse(throw ErrorConditions.InvalidRedirect.ruleWithoutAppName(where))
       val ops = Option(node.get("AllowWrite")).orElse(Option(node.get("allowedOperations"))) match {
         case None => Nil
         case Some(a) if a.isArray => a.elements().asScala.map(_.asText).toSeq
-        case Some(_) => throw RedirectConfigErrors.redirectRuleOperationsNotAList(where, app)
+        case Some(_) =>
+          throw ErrorConditions.InvalidRedirect.ruleOperationsNotAList(table = where, app = app)
       }
       NoRedirectRule(app, ops)
     }
 
     private def text(node: JsonNode, what: String): String =
       if (node.isTextual) node.asText
-      else throw RedirectConfigErrors.redirectFieldNotText(where, what)
+      else throw ErrorConditions.InvalidRedirect.notAString(table = where, field = what)
 
     def missing(field: String): Nothing =
-      throw RedirectConfigErrors.redirectFieldMissing(where, field)
+      throw ErrorConditions.InvalidRedirect.fieldMissing(table = where, field = field)
   }
 
   private object RedirectValue {
@@ -295,10 +298,13 @@ object RedirectConfig {
         try JsonUtils.mapper.readTree(json)
         catch {
           case NonFatal(e) =>
-            throw RedirectConfigErrors.redirectNotJson(where, e.getMessage.linesIterator.next())
+            throw ErrorConditions.InvalidRedirect.notJson(
+              table = where,
+              detail = e.getMessage.linesIterator.next()
+            )
         }
       if (root == null || !root.isObject)
-        throw RedirectConfigErrors.redirectNotAnObject(where)
+        throw ErrorConditions.InvalidRedirect.notAnObject(where)
       new RedirectValue(root, where)
     }
   }
@@ -338,8 +344,13 @@ object RedirectConfig {
         case n if n.isObject => n
         case n if n.isTextual =>
           try JsonUtils.mapper.readTree(n.asText)
-          catch { case NonFatal(_) => throw RedirectConfigErrors.redirectSpecNotJson(value.where) }
-        case _ => throw RedirectConfigErrors.redirectFieldNotText(value.where, "Spec.Table")
+          catch {
+            case NonFatal(_) => throw ErrorConditions.InvalidRedirect.specNotJson(value.where)
+          }
+        case _ => throw ErrorConditions.InvalidRedirect.notAString(
+            table = value.where,
+            field = "Spec.Table"
+          )
       }
       def field(name: String): Option[String] =
         table.flatMap(t => Option(t.get(name))).filter(_.isTextual).map(_.asText)

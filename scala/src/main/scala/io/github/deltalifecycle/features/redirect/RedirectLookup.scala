@@ -8,6 +8,7 @@ import io.github.deltalifecycle.core.{
   ActionReader,
   CommitCoordination,
   DeltaLifecycleException,
+  ErrorConditions,
   LogErrors,
   LogListing,
   TableLog
@@ -104,9 +105,9 @@ object RedirectLookup {
     if (
       config.isEmpty && RedirectConfig.protocolNames(protocol).exists(_.endsWith("ReaderWriter"))
     ) {
-      throw RedirectConfigErrors.redirectFeatureWithoutProperty(
-        path.toString,
-        RedirectMode.ReaderWriter.feature
+      throw ErrorConditions.InvalidRedirect.featureWithoutProperty(
+        table = path.toString,
+        feature = RedirectMode.ReaderWriter.feature
       )
     }
     val info = Some(RedirectInfo(log.tablePath, latest, protocol, metadata, config))
@@ -298,7 +299,10 @@ object RedirectLookup {
     var v = from
     while (v > 0) {
       val commit = listing.commit(v).getOrElse(
-        throw RedirectConfigErrors.redirectCommitMissing(log.tablePath.toString, v)
+        throw ErrorConditions.InvalidRedirect.commitMissing(
+          table = log.tablePath.toString,
+          version = v
+        )
       )
       val actions = ActionReader.readJson(log.readFs, commit.status)
       if (
@@ -306,7 +310,10 @@ object RedirectLookup {
           a.isInstanceOf[AddFile] || a.isInstanceOf[RemoveFile] || a.isInstanceOf[AddCDCFile]
         )
       ) {
-        throw RedirectConfigErrors.redirectDataChanged(log.tablePath.toString, v)
+        throw ErrorConditions.InvalidRedirect.dataChanged(
+          table = log.tablePath.toString,
+          version = v
+        )
       }
       val addsRedirectFeature = actions.exists {
         case p: Protocol => RedirectConfig.protocolNames(p).nonEmpty
@@ -318,6 +325,6 @@ object RedirectLookup {
       }
       v -= 1
     }
-    throw RedirectConfigErrors.noVersionBeforeRedirect(log.tablePath.toString)
+    throw ErrorConditions.InvalidRedirect.noVersionBeforeRedirect(log.tablePath.toString)
   }
 }

@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.sql.routing.Router
-import io.github.deltalifecycle.core.DeltaLifecycleException
+import io.github.deltalifecycle.core.{DeltaLifecycleException, ErrorConditions}
 
 /** A check that would refuse the move: the error the statement would raise, by condition. */
 final case class RedirectRefusal(condition: String, message: String)
@@ -45,7 +45,7 @@ final case class RedirectPlan(
   def withCopy(data: CopyForecast, logFiles: Option[CopyForecast]): RedirectPlan = {
     val missing =
       if (data.filesMissing == 0) Nil
-      else Seq(RedirectRefusal.of(RedirectErrors.redirectCopyMismatch(
+      else Seq(RedirectRefusal.of(ErrorConditions.redirectCopyMismatch(
         s"${data.filesMissing} data files the copied version reads are missing at the source " +
           s"(${data.missingExamples.mkString("; ")})"
       )))

@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.features.redirect
 
 import io.github.deltalifecycle.sql.routing.Router
-import io.github.deltalifecycle.core.{LogCommitter, LogErrors, TableLog}
+import io.github.deltalifecycle.core.{ErrorConditions, LogCommitter, TableLog}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.delta.actions.Action
 import org.apache.spark.sql.SparkSession
@@ -27,7 +27,10 @@ final class RedirectPropertyChange(
     val info = RedirectLookup.read(
       ctx.hadoopConf(path),
       path
-    ).getOrElse(throw LogErrors.notADeltaTable(path.toString, "there is no Delta log"))
+    ).getOrElse(throw ErrorConditions.notADeltaTable(
+      path = path.toString,
+      reason = "there is no Delta log"
+    ))
     info.requireDirectCommits(displayName, "change the redirect of")
     val next = newValue.map(v => stored(RedirectConfig.parse(mode, v, s"the new value of $key")))
     val (from, to) = checkedTransition(info, next, mode, key)
@@ -46,7 +49,10 @@ final class RedirectPropertyChange(
   /** The mode whose property `key` is: this client writes the RFC's spellings only. */
   private def modeWritten(key: String): RedirectMode =
     RedirectMode.all.find(m => m.property == key).getOrElse(
-      throw RedirectConfigErrors.previewRedirectProperty(key, RedirectMode.all.map(_.property))
+      throw ErrorConditions.InvalidArgument.previewRedirectProperty(
+        property = key,
+        properties = RedirectMode.all.map(_.property)
+      )
     )
 
   /**
@@ -69,19 +75,19 @@ final class RedirectPropertyChange(
     val from = info.config.map(_.state.name).getOrElse(RedirectState.Normal)
     val to = next.map(_.state.name).getOrElse(RedirectState.Normal)
     info.config.map(_.targetMode).filter(_ != mode).foreach { current =>
-      throw RedirectErrors.redirectOtherProperty(
-        displayName,
-        current.sqlName,
-        key,
-        current.property
+      throw ErrorConditions.RedirectState.otherModeProperty(
+        table = displayName,
+        mode = current.sqlName,
+        property = key,
+        modeProperty = current.property
       )
     }
     if (!RedirectPropertyChange.allowed(info.config.map(_.state), next.map(_.state))) {
-      throw RedirectErrors.redirectInvalidTransition(
-        displayName,
-        from,
-        to,
-        RedirectPropertyChange.AllowedText
+      throw ErrorConditions.redirectInvalidTransition(
+        table = displayName,
+        from = from,
+        to = to,
+        allowed = RedirectPropertyChange.AllowedText
       )
     }
     (from, to)
@@ -91,7 +97,10 @@ final class RedirectPropertyChange(
   private def requireDestinationTable(info: RedirectInfo, c: RedirectConfig): Unit = {
     val dest = Router.destinationPath(Router.destination(ctx, info.path, c.spec)).get
     if (RedirectLookup.read(ctx.hadoopConf(dest), dest).isEmpty) {
-      throw RedirectErrors.redirectDestinationNotDelta(displayName, c.spec.describe)
+      throw ErrorConditions.RedirectState.destinationNotADeltaTable(
+        table = displayName,
+        destination = c.spec.describe
+      )
     }
   }
 

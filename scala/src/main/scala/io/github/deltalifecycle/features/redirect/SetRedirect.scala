@@ -4,6 +4,7 @@ import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.core.{
   ClientSupport,
   DeltaLifecycleException,
+  ErrorConditions,
   FaultInjection,
   Locations,
   LogCommitter,
@@ -230,21 +231,24 @@ final class SetRedirect(
   ): Either[DeltaLifecycleException, Boolean] = current.config match {
     case None => Right(false)
     case Some(c) if c.isDestinationMarker =>
-      Left(RedirectErrors.destinationNotRedirectable(displayName, c.spec.describe))
+      Left(ErrorConditions.RedirectState.destinationNotRedirectable(
+        table = displayName,
+        source = c.spec.describe
+      ))
     case Some(c) if isEnabling(c, enabling) => Right(true)
     case Some(c) if c.state == RedirectState.EnableInProgress =>
-      Left(RedirectErrors.redirectBeingEnabled(
-        displayName,
-        c.mode.sqlName,
-        c.spec.describe,
-        c.state.name
+      Left(ErrorConditions.RedirectState.enableInProgress(
+        table = displayName,
+        mode = c.mode.sqlName,
+        destination = c.spec.describe,
+        state = c.state.name
       ))
     case Some(c) =>
-      Left(RedirectErrors.redirectAlreadySet(
-        displayName,
-        c.mode.sqlName,
-        c.spec.describe,
-        c.state.name
+      Left(ErrorConditions.RedirectState.alreadyRedirected(
+        table = displayName,
+        mode = c.mode.sqlName,
+        destination = c.spec.describe,
+        state = c.state.name
       ))
   }
 
@@ -293,9 +297,9 @@ final class SetRedirect(
       enabling.spec match {
         case u: RedirectSpec.UnityCatalogTable if unityCatalog =>
           val info = ctx.unityCatalog.describe(name)
-            .getOrElse(throw RedirectConfigErrors.redirectDestinationTableMissing(
-              displayName,
-              name
+            .getOrElse(throw ErrorConditions.InvalidRedirect.destinationTableMissing(
+              table = displayName,
+              destination = name
             ))
           report.note(s"$name has Unity Catalog table id ${info.tableId}")
           enabling.copy(spec = u.registered(info.tableId, info.metastoreId))
@@ -332,11 +336,14 @@ final class SetRedirect(
     RedirectLookup.read(
       ctx.hadoopConf(sourcePath),
       sourcePath
-    ).getOrElse(throw LogErrors.notADeltaTable(sourcePath.toString, "there is no Delta log"))
+    ).getOrElse(throw ErrorConditions.notADeltaTable(
+      path = sourcePath.toString,
+      reason = "there is no Delta log"
+    ))
 
   private def qualify(location: String): String =
-    Locations.qualify(location, ctx.storage.names)(
-      RedirectConfigErrors.unusableRedirectTarget(location, _)
+    Locations.qualify(location, ctx.storage.names)(reason =>
+      ErrorConditions.InvalidArgument.unusableRedirectTarget(location = location, reason = reason)
     ).toString
 
   private def sameTarget(c: RedirectConfig, spec: RedirectSpec): Boolean = (c.spec, spec) match {

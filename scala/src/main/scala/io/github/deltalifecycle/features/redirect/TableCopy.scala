@@ -1,6 +1,6 @@
 package io.github.deltalifecycle.features.redirect
 
-import io.github.deltalifecycle.core.{LogListing, Progress}
+import io.github.deltalifecycle.core.{ErrorConditions, LogListing, Progress}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.SparkContext
 import org.apache.spark.sql.SparkSession
@@ -167,7 +167,7 @@ final class TableCopy(
   /** Fails on mismatches; otherwise logs what the copy did. */
   private def report(outcome: TaskOutcome, count: Long, toRoot: Path, what: String): Unit = {
     if (outcome.problemCount > 0) {
-      throw RedirectErrors.redirectCopyMismatch(
+      throw ErrorConditions.redirectCopyMismatch(
         s"${outcome.problemCount} of $count $what differ or are missing " +
           s"(${outcome.problems.mkString("; ")})"
       )

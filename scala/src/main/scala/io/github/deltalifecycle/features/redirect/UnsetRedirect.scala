@@ -4,9 +4,9 @@ import io.github.deltalifecycle.sql.routing.Router
 import io.github.deltalifecycle.core.{
   DeltaLifecycleException,
   DeltaState,
+  ErrorConditions,
   FaultInjection,
   LogCommitter,
-  LogErrors,
   Progress,
   TableLog
 }
@@ -41,9 +41,12 @@ final class UnsetRedirect(
     val info = fresh(sourcePath, displayName)
     info.requireDirectCommits(displayName, "unset the redirect of")
     info.config match {
-      case None => throw RedirectErrors.redirectNotSet(displayName)
+      case None => throw ErrorConditions.RedirectState.notRedirected(displayName)
       case Some(c) if c.isDestinationMarker =>
-        throw RedirectErrors.redirectIsDestination(displayName, c.spec.describe)
+        throw ErrorConditions.RedirectState.isDestination(
+          table = displayName,
+          source = c.spec.describe
+        )
       case Some(c) if c.state == RedirectState.EnableInProgress => cancel(info, c)
       case Some(c) => drop(info, c)
     }
@@ -62,10 +65,13 @@ final class UnsetRedirect(
       RedirectPlan.of(ctx, displayName, info, info.config.map(_.spec), refusals.result, steps)
     info.config match {
       case None =>
-        refusals.add(RedirectErrors.redirectNotSet(displayName))
+        refusals.add(ErrorConditions.RedirectState.notRedirected(displayName))
         planned(Nil)
       case Some(c) if c.isDestinationMarker =>
-        refusals.add(RedirectErrors.redirectIsDestination(displayName, c.spec.describe))
+        refusals.add(ErrorConditions.RedirectState.isDestination(
+          table = displayName,
+          source = c.spec.describe
+        ))
         planned(Nil)
       case Some(c) if c.state == RedirectState.EnableInProgress =>
         planned(Seq(
@@ -358,5 +364,8 @@ final class UnsetRedirect(
     RedirectLookup.read(
       ctx.hadoopConf(path),
       path
-    ).getOrElse(throw LogErrors.notADeltaTable(path.toString, s"$name has no Delta log"))
+    ).getOrElse(throw ErrorConditions.notADeltaTable(
+      path = path.toString,
+      reason = s"$name has no Delta log"
+    ))
 }

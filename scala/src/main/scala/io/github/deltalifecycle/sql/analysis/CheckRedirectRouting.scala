@@ -1,8 +1,9 @@
 package io.github.deltalifecycle.sql.analysis
 
+import io.github.deltalifecycle.core.ErrorConditions
 import io.github.deltalifecycle.features.redirect.RedirectConfig
 import io.github.deltalifecycle.sql.LifecycleCatalog
-import io.github.deltalifecycle.sql.routing.{RouteErrors, Router}
+import io.github.deltalifecycle.sql.routing.Router
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.ResolvedTable
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -52,10 +53,10 @@ case class CheckRedirectRouting(spark: SparkSession) extends Rule[LogicalPlan] {
 
   private def check(path: String, metadata: Metadata): Unit =
     RedirectConfig.fromMetadata(metadata, path).foreach { c =>
-      if (Router.readsElsewhere(spark, c)) throw RouteErrors.redirectNotRouted(
-        path,
-        c.state.name,
-        classOf[LifecycleCatalog].getName
+      if (Router.readsElsewhere(spark, c)) throw ErrorConditions.redirectNotRouted(
+        path = path,
+        state = c.state.name,
+        catalogClass = classOf[LifecycleCatalog].getName
       )
     }
 }

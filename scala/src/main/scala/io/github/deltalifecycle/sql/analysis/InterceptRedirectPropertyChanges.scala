@@ -1,6 +1,7 @@
 package io.github.deltalifecycle.sql.analysis
 
-import io.github.deltalifecycle.features.redirect.{RedirectConfigErrors, RedirectMode}
+import io.github.deltalifecycle.core.ErrorConditions
+import io.github.deltalifecycle.features.redirect.RedirectMode
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import io.github.deltalifecycle.sql.commands.ChangeRedirectPropertyCommand
 import org.apache.spark.sql.SparkSession
@@ -43,5 +44,5 @@ case class InterceptRedirectPropertyChanges(spark: SparkSession) extends Rule[Lo
     RedirectMode.all.map(_.property).find(_.equalsIgnoreCase(key)).getOrElse(key)
 
   private def only(keys: Seq[String]): Unit =
-    if (keys.size != 1) throw RedirectConfigErrors.redirectPropertyNotAlone(keys)
+    if (keys.size != 1) throw ErrorConditions.InvalidArgument.redirectPropertyNotAlone(keys)
 }

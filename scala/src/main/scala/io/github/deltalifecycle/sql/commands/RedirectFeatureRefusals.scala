@@ -1,8 +1,8 @@
 package io.github.deltalifecycle.sql.commands
 
+import io.github.deltalifecycle.core.ErrorConditions
 import io.github.deltalifecycle.features.redirect.RedirectMode
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
-import io.github.deltalifecycle.sql.routing.RouteErrors
 import org.apache.spark.sql.delta.DeltaUnsupportedTableFeatureException
 
 /** delta-spark's refusal of a redirect feature, as this project's typed error. */
@@ -18,6 +18,11 @@ object RedirectFeatureRefusals {
       case e: DeltaUnsupportedTableFeatureException
           if RedirectMode.featureNames.exists(f => String.valueOf(e.getMessage).contains(f)) =>
         val named = RedirectMode.featureNames.filter(f => e.getMessage.contains(f)).toSeq.sorted
-        throw RouteErrors.redirectBlocksDeltaSpark(statement, table.displayName, named, e)
+        throw ErrorConditions.redirectBlocksDeltaSpark(
+          statement = statement,
+          table = table.displayName,
+          features = named,
+          cause = e
+        )
     }
 }

@@ -2,17 +2,15 @@ package io.github.deltalifecycle.sql.commands
 
 import scala.util.Try
 
-import io.github.deltalifecycle.core.{CatalogErrors, DeltaLifecycleException, TableName}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, ErrorConditions, TableName}
 import io.github.deltalifecycle.features.redirect.{
   NoRedirectRule,
-  RedirectConfigErrors,
   RedirectLookup,
   RedirectMode,
   RedirectRefusal,
   RedirectTarget,
   SetRedirect
 }
-import io.github.deltalifecycle.sql.StatementErrors
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import io.github.deltalifecycle.sql.routing.{CatalogTables, RedirectSession}
 import io.github.deltalifecycle.sql.unitycatalog.{PathOperation, UnityCatalogs}
@@ -38,7 +36,7 @@ case class SetRedirectCommand(
     val target = (location, targetTable) match {
       case (Some(uri), _) =>
         if (uri.trim.isEmpty)
-          throw RedirectConfigErrors.emptyRedirectLocation(table.displayName)
+          throw ErrorConditions.InvalidArgument.emptyRedirectLocation(table.displayName)
         RedirectTarget.ToLocation(uri)
       case (_, Some(name)) => tableTarget(spark, name)
       case _ => throw new IllegalStateException("the parser requires a location or a table")
@@ -79,13 +77,13 @@ case class SetRedirectCommand(
       val Seq(catalog, schema, _) = TableName.parts(name)
       UnityCatalogs.client(spark, catalog).filter(_.mayCreateTableIn(schema).contains(false))
         .foreach { uc =>
-          throw CatalogErrors.catalogSchemaPrivilegeMissing(
-            Operation,
-            table.displayName,
-            name,
-            TableName.sql(Seq(catalog, schema)),
-            uc.catalogName,
-            "CREATE TABLE"
+          throw ErrorConditions.CatalogPermissionDenied.schemaPrivilege(
+            operation = Operation,
+            table = table.displayName,
+            target = name,
+            schema = TableName.sql(Seq(catalog, schema)),
+            catalog = uc.catalogName,
+            privilege = "CREATE TABLE"
           )
         }
     case _ =>
@@ -103,14 +101,14 @@ case class SetRedirectCommand(
       case Seq(catalog, schema, t)
           if !catalog.equalsIgnoreCase(SparkInternals.SessionCatalogName) =>
         val uc = UnityCatalogs.client(spark, catalog).getOrElse(
-          throw StatementErrors.notSessionCatalogTable(TableName.sql(name))
+          throw ErrorConditions.InvalidArgument.notASessionCatalogTable(TableName.sql(name))
         )
         val qualified = TableName.sql(name)
         val registered = uc.table(name.mkString("."))
         val location = targetLocation
           .orElse(registered.flatMap(r => Option(r.get("storage_location")).map(_.asText)))
           .orElse(uc.storageRoot(catalog, schema).map(_.stripSuffix("/") + "/" + t))
-          .getOrElse(throw RedirectConfigErrors.redirectTargetNeedsLocation(qualified))
+          .getOrElse(throw ErrorConditions.InvalidArgument.redirectTargetNeedsLocation(qualified))
         target(spark, qualified, location, registered.isDefined, unityCatalog = true)
       case _ =>
         val ident = name match {
@@ -118,7 +116,8 @@ case class SetRedirectCommand(
             TableIdentifier(t, Some(SparkInternals.currentNamespace(spark).mkString(".")))
           case Seq(db, t) => TableIdentifier(t, Some(db))
           case Seq(_, db, t) => TableIdentifier(t, Some(db))
-          case _ => throw StatementErrors.notSessionCatalogTable(TableName.sql(name))
+          case _ =>
+            throw ErrorConditions.InvalidArgument.notASessionCatalogTable(TableName.sql(name))
         }
         val qualified = TableName.sql(ident.database.toSeq :+ ident.table)
         val catalog = SparkInternals.sessionCatalog(spark)

@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.resolution
 
 import scala.jdk.CollectionConverters._
 
-import io.github.deltalifecycle.core.{Locations, TableName}
+import io.github.deltalifecycle.core.{ErrorConditions, Locations, TableName}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
@@ -14,7 +14,7 @@ import org.apache.spark.sql.catalyst.analysis.{
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.connector.catalog.TableCatalog
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
-import io.github.deltalifecycle.sql.{RoutingCatalog, StatementErrors}
+import io.github.deltalifecycle.sql.RoutingCatalog
 import io.github.deltalifecycle.sql.routing.Router
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
@@ -41,7 +41,9 @@ object LifecycleTableRef {
 
   def resolve(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = nameParts match {
     case Seq(_, location) if isPathName(nameParts) =>
-      val path = Locations.parse(location)(StatementErrors.invalidTablePath(location, _))
+      val path = Locations.parse(location)(reason =>
+        ErrorConditions.InvalidArgument.invalidTablePath(location = location, reason = reason)
+      )
       LifecycleTableRef(path, TableName.ofPath(location), None)
     case _ => resolveInCatalog(spark, nameParts)
   }
@@ -59,7 +61,7 @@ object LifecycleTableRef {
   // only Spark 4 makes a NoSuchNamespaceException.
   private def notFound(displayName: String): PartialFunction[Throwable, Nothing] = {
     case _: NoSuchTableException | _: NoSuchNamespaceException | _: NoSuchDatabaseException =>
-      throw StatementErrors.tableNotFound(displayName)
+      throw ErrorConditions.tableNotFound(displayName)
   }
 
   private def resolveInCatalog(spark: SparkSession, nameParts: Seq[String]): LifecycleTableRef = {
@@ -73,16 +75,16 @@ object LifecycleTableRef {
               Some(db)
             ))
           catch notFound(displayName)
-        case _ => throw StatementErrors.tableNotFound(displayName)
+        case _ => throw ErrorConditions.tableNotFound(displayName)
       }
       val provider = table.provider.getOrElse("")
       if (!provider.equalsIgnoreCase("delta"))
-        throw StatementErrors.notDeltaProvider(displayName, provider)
+        throw ErrorConditions.notDeltaProvider(table = displayName, provider = provider)
       LifecycleTableRef(new Path(table.location), displayName, Some(table), Some(plugin.name()))
     } else {
       val catalog = plugin match {
         case t: TableCatalog => t
-        case _ => throw StatementErrors.tableNotFound(displayName)
+        case _ => throw ErrorConditions.tableNotFound(displayName)
       }
       val table =
         try catalog match {
@@ -100,10 +102,10 @@ object LifecycleTableRef {
       val props = table.properties().asScala
       val provider = props.getOrElse(TableCatalog.PROP_PROVIDER, "")
       if (!provider.equalsIgnoreCase("delta"))
-        throw StatementErrors.notDeltaProvider(displayName, provider)
+        throw ErrorConditions.notDeltaProvider(table = displayName, provider = provider)
       val location = props.getOrElse(
         TableCatalog.PROP_LOCATION,
-        throw StatementErrors.tableNotFound(displayName)
+        throw ErrorConditions.tableNotFound(displayName)
       )
       LifecycleTableRef(new Path(location), displayName, None, Some(catalog.name()))
     }

@@ -2,9 +2,8 @@ package io.github.deltalifecycle.sql.resolution
 
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.deltalifecycle.core.{CatalogErrors, TableLog, TableName}
+import io.github.deltalifecycle.core.{ErrorConditions, TableLog, TableName}
 import io.github.deltalifecycle.features.redirect.StorageAccess
-import io.github.deltalifecycle.sql.StatementErrors
 import io.github.deltalifecycle.sql.unitycatalog.{
   PathOperation,
   UnityCatalogClient,
@@ -67,12 +66,12 @@ object TableStorage {
         try uc.tableCredentials(id, table.path.toString, write = true, sessionConf(spark))
         catch {
           case r: UnityCatalogRefusal =>
-            throw CatalogErrors.catalogPrivilegeMissing(
-              operation,
-              table.displayName,
-              uc.catalogName,
-              "MODIFY",
-              r.reason
+            throw ErrorConditions.CatalogPermissionDenied.privilege(
+              operation = operation,
+              table = table.displayName,
+              catalog = uc.catalogName,
+              privilege = "MODIFY",
+              reason = r.reason
             )
         }
       table.copy(catalogTable = Some(withStorageOptions(entry, vended)))
@@ -136,7 +135,7 @@ object TableStorage {
   private def tableId(uc: UnityCatalogClient, entry: CatalogTable, displayName: String): String = {
     val parts = uc.catalogName +: entry.identifier.database.toSeq :+ entry.identifier.table
     uc.table(parts.mkString(".")).flatMap(t => Option(t.get("table_id"))).map(_.asText)
-      .getOrElse(throw StatementErrors.tableNotFound(displayName))
+      .getOrElse(throw ErrorConditions.tableNotFound(displayName))
   }
 
   /**
@@ -209,13 +208,13 @@ object TableStorage {
     try uc.pathCredentials(path.toString, pathOperation, sessionConf(spark))
     catch {
       case r: UnityCatalogRefusal =>
-        throw CatalogErrors.catalogPathDenied(
-          operation,
-          table.displayName,
-          path.toString,
-          uc.catalogName,
-          pathOperation.name,
-          r.reason
+        throw ErrorConditions.CatalogPermissionDenied.path(
+          operation = operation,
+          table = table.displayName,
+          path = path.toString,
+          catalog = uc.catalogName,
+          pathOperation = pathOperation.name,
+          reason = r.reason
         )
     }
 

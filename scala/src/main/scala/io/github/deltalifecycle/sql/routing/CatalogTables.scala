@@ -4,7 +4,7 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.DynamicVariable
 
-import io.github.deltalifecycle.core.TableName
+import io.github.deltalifecycle.core.{ErrorConditions, TableName}
 import io.github.deltalifecycle.features.redirect.{Access, Route}
 import io.github.deltalifecycle.sql.{LifecycleCatalog, RoutingCatalog}
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
@@ -123,20 +123,21 @@ object CatalogTables {
     SparkInternals.catalog(spark, name) match {
       case _: LifecycleCatalog | _: RoutingCatalog =>
       case plugin if name.equalsIgnoreCase(SparkInternals.SessionCatalogName) =>
-        throw RouteErrors.sessionCatalogNotRouted(
-          operation,
-          table.displayName,
-          plugin.getClass.getName,
-          classOf[LifecycleCatalog].getName
+        throw ErrorConditions.CatalogNotRouted.sessionCatalog(
+          operation = operation,
+          table = table.displayName,
+          catalog = "spark_catalog",
+          catalogClass = plugin.getClass.getName,
+          lifecycleCatalog = classOf[LifecycleCatalog].getName
         )
       case plugin =>
-        throw RouteErrors.catalogNotRouted(
-          operation,
-          table.displayName,
-          plugin.name(),
-          plugin.getClass.getName,
-          classOf[RoutingCatalog].getName,
-          delegateSetting(plugin.name())
+        throw ErrorConditions.CatalogNotRouted.otherCatalog(
+          operation = operation,
+          table = table.displayName,
+          catalog = plugin.name(),
+          catalogClass = plugin.getClass.getName,
+          routingCatalog = classOf[RoutingCatalog].getName,
+          delegateSetting = delegateSetting(plugin.name())
         )
     }
   }

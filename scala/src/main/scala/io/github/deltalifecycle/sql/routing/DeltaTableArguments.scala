@@ -2,7 +2,7 @@ package io.github.deltalifecycle.sql.routing
 
 import scala.annotation.nowarn
 
-import io.github.deltalifecycle.core.{DeltaLifecycleException, TableName}
+import io.github.deltalifecycle.core.{DeltaLifecycleException, ErrorConditions, TableName}
 import io.github.deltalifecycle.features.redirect.Access
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -79,7 +79,10 @@ object DeltaTableArguments {
     val builder: Seq[Expression] => Expression = {
       case Seq(e) if e.foldable && e.dataType == StringType && e.eval() != null =>
         Literal(answer(SparkSession.active, e.eval().toString))
-      case _ => throw RouteErrors.routingFunctionArgument(name, argument)
+      case _ => throw ErrorConditions.InvalidArgument.routingFunctionArgument(
+          function = name,
+          argument = argument
+        )
     }
     (FunctionIdentifier(name), info, builder)
   }

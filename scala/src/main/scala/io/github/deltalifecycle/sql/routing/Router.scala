@@ -7,8 +7,7 @@ import scala.util.Try
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.core.LifecycleErrorConditions.InvalidArgument
-import io.github.deltalifecycle.core.{Locations, LogErrors}
+import io.github.deltalifecycle.core.{ErrorConditions, Locations, LogErrors}
 import io.github.deltalifecycle.core.{TableLog, TableName}
 import io.github.deltalifecycle.features.redirect._
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
@@ -42,14 +41,24 @@ object Router extends Logging {
       case Some(c) if c.isDestinationMarker =>
         // A destination whose redirect is being (or was) dropped: its own rows, read-only.
         if (access == Access.Read) Route.Direct
-        else throw RedirectErrors.redirectDestinationReadOnly(what, c.spec.describe, "write to")
+        else throw ErrorConditions.RedirectWriteRefused.destinationReadOnly(
+          table = what,
+          source = c.spec.describe,
+          operation = "write to"
+        )
       case Some(c) =>
         val table = info.path.toString
         if (keptOnSource(c, ctx.appName, access)) {
-          sourceRoute(c, RedirectErrors.readerWriterSourceKeptByRules(table, ctx.appName))
+          sourceRoute(
+            c,
+            ErrorConditions.RedirectState.rulesOnReaderWriterSource(
+              table = table,
+              app = ctx.appName
+            )
+          )
         } else (c.state, access) match {
           case (RedirectState.EnableInProgress, Access.Read) =>
-            sourceRoute(c, RedirectErrors.readerWriterSourceBeingEnabled(table))
+            sourceRoute(c, ErrorConditions.RedirectState.enablingReaderWriterSource(table))
           case (_, Access.Read) | (RedirectState.Ready, _) => destination(ctx, info.path, c.spec)
           case (state, Access.Write(ops)) =>
             throw RedirectErrors.redirectWriteRefused(what, state.name, ops)
@@ -156,7 +165,11 @@ object Router extends Logging {
     }
 
   private val NamesNoTable = // or a path that is none, an invalid argument
-    Set("DELTA_LIFECYCLE_TABLE_NOT_FOUND", "DELTA_LIFECYCLE_NOT_DELTA_PROVIDER", InvalidArgument)
+    Set(
+      "DELTA_LIFECYCLE_TABLE_NOT_FOUND",
+      "DELTA_LIFECYCLE_NOT_DELTA_PROVIDER",
+      ErrorConditions.InvalidArgument.Condition
+    )
 
   /** The redirect facts of the table at `path` (catalog entry `entry`) now, under the policy. */
   def read(spark: SparkSession, path: Path, entry: Option[CatalogTable]): Option[RedirectInfo] =
@@ -285,18 +298,30 @@ object Router extends Logging {
   def destinationOf(ctx: RoutingContext, where: String, spec: RedirectSpec): Route = spec match {
     case RedirectSpec.Location(uri) =>
       Route.Destination(
-        Locations.parse(uri)(RedirectConfigErrors.redirectLocationInvalid(where, uri, _))
+        Locations.parse(uri)(reason =>
+          ErrorConditions.InvalidRedirect.invalidLocation(
+            table = where,
+            location = uri,
+            reason = reason
+          )
+        )
       )
     case RedirectSpec.Table(name, recorded) =>
       val path = ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_)))
-        .getOrElse(throw RedirectConfigErrors.redirectDestinationTableMissing(where, name))
+        .getOrElse(throw ErrorConditions.InvalidRedirect.destinationTableMissing(
+          table = where,
+          destination = name
+        ))
       Route.DestinationTable(name, path)
     case u: RedirectSpec.UnityCatalogTable =>
       (if (u.tableId.isDefined) ctx.unityCatalog.find(u) else None) match {
         case Some(FoundTable(Some(name), location)) => Route.DestinationTable(name, location)
         case Some(FoundTable(None, location)) => Route.Destination(location)
         case None => Route.Destination(u.location.map(new Path(_)).getOrElse(
-            throw RedirectConfigErrors.redirectDestinationTableMissing(where, u.describe)
+            throw ErrorConditions.InvalidRedirect.destinationTableMissing(
+              table = where,
+              destination = u.describe
+            )
           ))
       }
   }
@@ -365,8 +390,8 @@ object Router extends Logging {
     sameLocation(RedirectSession.context(spark), a.toString, b.toString)
 
   private def qualified(ctx: RoutingContext, location: String): String =
-    Try(Locations.qualify(location, ctx.storage.names)(
-      RedirectConfigErrors.unusableRedirectTarget(location, _)
+    Try(Locations.qualify(location, ctx.storage.names)(reason =>
+      ErrorConditions.InvalidArgument.unusableRedirectTarget(location = location, reason = reason)
     ).toString).getOrElse(location).stripSuffix("/")
 
   // ---- the error policy ----------------------------------------------------------------------

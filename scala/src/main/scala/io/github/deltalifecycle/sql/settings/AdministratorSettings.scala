@@ -1,7 +1,6 @@
 package io.github.deltalifecycle.sql.settings
 
-import io.github.deltalifecycle.core.MaintenancePolicy
-import io.github.deltalifecycle.sql.StatementErrors
+import io.github.deltalifecycle.core.{ErrorConditions, MaintenancePolicy}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.deltalifecycle.SparkInternals
 
@@ -53,10 +52,12 @@ object AdministratorSettings {
   def catalogManagedMaintenance(spark: SparkSession): MaintenancePolicy =
     value(spark, CatalogManagedMaintenance).filter(_.trim.nonEmpty).fold(MaintenancePolicy.Default)(
       v =>
-        MaintenancePolicy.parse(v).getOrElse(throw StatementErrors.unknownSettingValue(
-          CatalogManagedMaintenance,
-          v,
-          MaintenancePolicy.all.map(_.name)
-        ))
+        MaintenancePolicy.parse(v).getOrElse(
+          throw ErrorConditions.InvalidArgument.unknownSettingValue(
+            setting = CatalogManagedMaintenance,
+            value = v,
+            values = MaintenancePolicy.all.map(_.name)
+          )
+        )
     )
 }

@@ -1,7 +1,6 @@
 package io.github.deltalifecycle.sql.settings
 
-import io.github.deltalifecycle.core.FaultInjection
-import io.github.deltalifecycle.sql.StatementErrors
+import io.github.deltalifecycle.core.{ErrorConditions, FaultInjection}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.command.SetCommand
 
@@ -19,10 +18,13 @@ object SettingsGuard {
 
   def checkSettable(key: String): Unit = {
     if (AdministratorSettings.Keys.contains(key)) {
-      throw StatementErrors.administratorSetting(key)
+      throw ErrorConditions.administratorSetting(key)
     }
     if (FaultInjection.Keys.contains(key) && !FaultInjection.inTestJvm) {
-      throw StatementErrors.testSwitchUnavailable(key, FaultInjection.TestingProperty)
+      throw ErrorConditions.testSwitchUnavailable(
+        setting = key,
+        property = FaultInjection.TestingProperty
+      )
     }
   }
 }

@@ -2,9 +2,8 @@ package io.github.deltalifecycle.sql.streaming
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.DeltaLifecycleException
+import io.github.deltalifecycle.core.{DeltaLifecycleException, ErrorConditions}
 import io.github.deltalifecycle.features.redirect.RedirectMode
-import io.github.deltalifecycle.sql.routing.RouteErrors
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{Dataset, SparkSession}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
@@ -57,11 +56,12 @@ object ForeachBatchRedirects extends Logging {
       .map(e => String.valueOf(e.getMessage))
       .find(racedRedirect).map { message =>
         val lines = message.linesIterator.map(_.trim).toSeq
-        RouteErrors.streamBatchRacedRedirect(
-          RoutedDeltaSink.queryId(SparkSession.active),
-          batchId,
-          lines.find(racedRedirect).getOrElse(lines.headOption.getOrElse("")),
-          failure
+        val detail = lines.find(racedRedirect).orElse(lines.headOption).getOrElse("")
+        ErrorConditions.streamBatchRacedRedirect(
+          queryId = RoutedDeltaSink.queryId(SparkSession.active),
+          batchId = batchId,
+          detail = detail,
+          cause = failure
         )
       }
 

@@ -2,10 +2,10 @@ package io.github.deltalifecycle.sql.streaming
 
 import scala.util.control.NonFatal
 
-import io.github.deltalifecycle.core.DeltaLifecycleException
+import io.github.deltalifecycle.core.{DeltaLifecycleException, ErrorConditions}
 import io.github.deltalifecycle.features.redirect.{RedirectState, Wait}
 import io.github.deltalifecycle.shims.StreamingShim
-import io.github.deltalifecycle.sql.routing.{RouteErrors, Router}
+import io.github.deltalifecycle.sql.routing.Router
 import org.apache.spark.internal.Logging
 import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.{DataFrame, SQLContext, SparkSession}
@@ -68,13 +68,13 @@ final class RoutedDeltaSink(
       writeTarget match {
         case Right(target) => return target
         case Left(inProgress) if System.nanoTime() > deadline =>
-          throw RouteErrors.streamRedirectWait(
-            table.name,
-            inProgress.state.name,
-            queryId,
-            batchId,
-            timeoutSeconds,
-            WaitTimeoutKey
+          throw ErrorConditions.streamRedirectWait(
+            table = table.name,
+            state = inProgress.state.name,
+            queryId = queryId,
+            batchId = batchId,
+            seconds = timeoutSeconds,
+            setting = WaitTimeoutKey
           )
         case Left(inProgress) =>
           logInfo(
@@ -128,14 +128,14 @@ final class RoutedDeltaSink(
       .getOrElse(RedirectState.Normal)
     val moved = !Router.sameLocation(spark, next, target.location)
     if (moved || state != "NORMAL" && state != "READY") {
-      Some(RouteErrors.streamRedirectChanged(
-        table.name,
-        state,
-        queryId,
-        batchId,
-        target.location.toString,
-        next.toString,
-        failure
+      Some(ErrorConditions.streamRedirectChanged(
+        table = table.name,
+        state = state,
+        queryId = queryId,
+        batchId = batchId,
+        location = target.location.toString,
+        newLocation = next.toString,
+        cause = failure
       ))
     } else None
   }
