@@ -4,7 +4,9 @@ import java.io.File
 
 import io.github.deltalifecycle.LifecycleSparkSession
 import io.github.deltalifecycle.core.DeltaLifecycleException
+import io.github.deltalifecycle.sql.plans.LifecycleStatement
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.types.{ArrayType, IntegerType, TimestampType}
 import org.scalatest.funsuite.AnyFunSuite
 
 class DescribeLogFilesSuite extends AnyFunSuite with LifecycleSparkSession {
@@ -63,5 +65,18 @@ class DescribeLogFilesSuite extends AnyFunSuite with LifecycleSparkSession {
   test("a path that is not a Delta table is refused, typed") {
     val e = intercept[DeltaLifecycleException](files(s"delta.`${newTableDir("nothing-here")}`"))
     assert(e.condition === "DELTA_LIFECYCLE_NOT_A_DELTA_TABLE")
+  }
+
+  test("a result's TIMESTAMP is Spark's default whatever the session makes TIMESTAMP mean") {
+    spark.conf.set("spark.sql.timestampType", "TIMESTAMP_NTZ")
+    try {
+      val columns = LifecycleStatement.result("modificationTime TIMESTAMP NOT NULL, ids ARRAY<INT>")
+      assert(columns("modificationTime").dataType === TimestampType)
+      assert(columns("ids").dataType === ArrayType(IntegerType, containsNull = false))
+      val path = newTableDir("ntz-session")
+      spark.range(1).write.format("delta").save(path)
+      val result = spark.sql(s"DESCRIBE LOG FILES delta.`$path`").schema
+      assert(result("modificationTime").dataType === TimestampType)
+    } finally spark.conf.unset("spark.sql.timestampType")
   }
 }

@@ -4,7 +4,7 @@ import io.github.deltalifecycle.sql.commands.CleanLogCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.StructType
 
 /** `ALTER TABLE <table> CLEAN LOG [RETAIN n HOURS] [DRY RUN]` as parsed. */
 case class CleanLogStatement(table: Seq[String], retainHours: Option[Long], dryRun: Boolean)
@@ -19,11 +19,7 @@ object CleanLogStatement extends StatementResult {
 
   /** One row per expired log file: deleted, to be deleted (DRY RUN), or kept with the reason. */
   val schema: StructType = LifecycleStatement.resultWithTable(
-    StructField("path", StringType, nullable = false),
-    StructField("kind", StringType, nullable = false),
-    StructField("version", LongType, nullable = false),
-    StructField("sizeInBytes", LongType, nullable = false),
-    StructField("action", StringType, nullable = false),
-    StructField("reason", StringType)
+    "path STRING NOT NULL, kind STRING NOT NULL, version BIGINT NOT NULL",
+    "sizeInBytes BIGINT NOT NULL, action STRING NOT NULL, reason STRING"
   )
 }

@@ -4,7 +4,7 @@ import io.github.deltalifecycle.sql.commands.CompactLogCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.StructType
 
 /**
  * `ALTER TABLE <table> COMPACT LOG [FROM VERSION x TO VERSION y]` as parsed; `range` is None for
@@ -20,13 +20,8 @@ case class CompactLogStatement(table: Seq[String], range: Option[(Long, Long)])
 
 object CompactLogStatement extends StatementResult {
   val schema: StructType = LifecycleStatement.resultWithTable(
-    StructField("startVersion", LongType, nullable = false),
-    StructField("endVersion", LongType, nullable = false),
-    StructField("status", StringType, nullable = false),
-    StructField("file", StringType),
-    StructField("commits", IntegerType, nullable = false),
-    StructField("actions", IntegerType, nullable = false),
-    StructField("bytesWritten", LongType, nullable = false),
-    StructField("inputBytes", LongType, nullable = false)
+    "startVersion BIGINT NOT NULL, endVersion BIGINT NOT NULL, status STRING NOT NULL, file STRING",
+    "commits INT NOT NULL, actions INT NOT NULL",
+    "bytesWritten BIGINT NOT NULL, inputBytes BIGINT NOT NULL"
   )
 }

@@ -4,7 +4,7 @@ import io.github.deltalifecycle.sql.commands.DescribeCompatibilityCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.StructType
 
 /** `DESCRIBE COMPATIBILITY <table> [VERSION AS OF v] [FOR '<client>']` as parsed. */
 case class DescribeCompatibilityStatement(
@@ -19,22 +19,13 @@ case class DescribeCompatibilityStatement(
 }
 
 object DescribeCompatibilityStatement extends StatementResult {
-  private def names = ArrayType(StringType, containsNull = false)
-
   val schema: StructType = LifecycleStatement.resultWithTable(
-    StructField("client", StringType, nullable = false),
-    StructField("versions", StringType, nullable = false),
-    StructField("evidence", StringType, nullable = false),
-    StructField("canRead", StringType, nullable = false),
-    StructField("canWrite", StringType, nullable = false),
-    StructField("readBlockers", names, nullable = false),
-    StructField("writeBlockers", names, nullable = false),
-    StructField("unknownForRead", names, nullable = false),
-    StructField("unknownForWrite", names, nullable = false),
-    StructField("dropForRead", names, nullable = false),
-    StructField("dropForWrite", names, nullable = false),
-    StructField("notDroppable", names, nullable = false),
-    StructField("writeNeedsTruncateHistory", BooleanType, nullable = false),
-    StructField("sources", names, nullable = false)
+    "client STRING NOT NULL, versions STRING NOT NULL, evidence STRING NOT NULL",
+    "canRead STRING NOT NULL, canWrite STRING NOT NULL",
+    "readBlockers ARRAY<STRING> NOT NULL, writeBlockers ARRAY<STRING> NOT NULL",
+    "unknownForRead ARRAY<STRING> NOT NULL, unknownForWrite ARRAY<STRING> NOT NULL",
+    "dropForRead ARRAY<STRING> NOT NULL, dropForWrite ARRAY<STRING> NOT NULL",
+    "notDroppable ARRAY<STRING> NOT NULL, writeNeedsTruncateHistory BOOLEAN NOT NULL",
+    "sources ARRAY<STRING> NOT NULL"
   )
 }

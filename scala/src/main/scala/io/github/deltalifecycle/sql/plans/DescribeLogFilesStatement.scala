@@ -4,7 +4,7 @@ import io.github.deltalifecycle.sql.commands.DescribeLogFilesCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.StructType
 
 /** `DESCRIBE LOG FILES <table>` as parsed; it reads, so it follows the table's redirect. */
 case class DescribeLogFilesStatement(table: Seq[String]) extends LifecycleStatement {
@@ -15,14 +15,10 @@ case class DescribeLogFilesStatement(table: Seq[String]) extends LifecycleStatem
 }
 
 object DescribeLogFilesStatement extends StatementResult {
+  // `version`: the version a file belongs to; a compaction's first version; null for other files.
+  // `endVersion`: a compaction's last version; the same as `version` for the files of one version.
   val schema: StructType = LifecycleStatement.resultWithTable(
-    // The version a file belongs to; a compaction's first version; null for other files.
-    StructField("version", LongType),
-    // A compaction's last version; the same as `version` for the files of one version.
-    StructField("endVersion", LongType),
-    StructField("kind", StringType, nullable = false),
-    StructField("file", StringType, nullable = false),
-    StructField("size", LongType, nullable = false),
-    StructField("modificationTime", TimestampType, nullable = false)
+    "version BIGINT, endVersion BIGINT, kind STRING NOT NULL, file STRING NOT NULL",
+    "size BIGINT NOT NULL, modificationTime TIMESTAMP NOT NULL"
   )
 }

@@ -4,7 +4,7 @@ import io.github.deltalifecycle.sql.commands.DescribeProtocolHistoryCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.StructType
 
 /**
  * `DESCRIBE PROTOCOL HISTORY <table>` as parsed: the table is still a name. The analysis rule
@@ -20,15 +20,10 @@ case class DescribeProtocolHistoryStatement(table: Seq[String]) extends Lifecycl
 
 object DescribeProtocolHistoryStatement extends StatementResult {
   val schema: StructType = LifecycleStatement.resultWithTable(
-    StructField("version", LongType, nullable = false),
-    StructField("timestamp", TimestampType),
-    StructField("operation", StringType),
-    StructField("minReaderVersion", IntegerType, nullable = false),
-    StructField("minWriterVersion", IntegerType, nullable = false),
-    StructField("readerFeatures", ArrayType(StringType, containsNull = false)),
-    StructField("writerFeatures", ArrayType(StringType, containsNull = false)),
-    StructField("checkpoint", StringType),
-    StructField("compactions", ArrayType(StringType, containsNull = false), nullable = false),
-    StructField("requireCheckpointProtectionBeforeVersion", LongType)
+    "version BIGINT NOT NULL, timestamp TIMESTAMP, operation STRING",
+    "minReaderVersion INT NOT NULL, minWriterVersion INT NOT NULL",
+    "readerFeatures ARRAY<STRING>, writerFeatures ARRAY<STRING>",
+    "checkpoint STRING, compactions ARRAY<STRING> NOT NULL",
+    "requireCheckpointProtectionBeforeVersion BIGINT"
   )
 }

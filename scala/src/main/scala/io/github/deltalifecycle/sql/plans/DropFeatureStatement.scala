@@ -5,7 +5,7 @@ import io.github.deltalifecycle.sql.commands.DropFeatureCommand
 import io.github.deltalifecycle.sql.plans.LifecycleStatement.Target
 import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.StructType
 
 /** `ALTER TABLE <table> DROP FEATURE <feature> [TRUNCATE HISTORY] [DRY RUN]` as parsed. */
 case class DropFeatureStatement(
@@ -27,28 +27,14 @@ case class DropFeatureStatement(
 
 object DropFeatureStatement extends StatementResult {
   val schema: StructType = LifecycleStatement.resultWithTable(
-    StructField("feature", StringType, nullable = false),
-    StructField("mode", StringType, nullable = false),
-    StructField("status", StringType, nullable = false),
-    StructField("filesRewritten", LongType, nullable = false),
-    StructField("bytesRewritten", LongType, nullable = false),
+    "feature STRING NOT NULL, mode STRING NOT NULL, status STRING NOT NULL",
+    "filesRewritten BIGINT NOT NULL, bytesRewritten BIGINT NOT NULL",
     LifecycleStatement.commitVersionsColumn,
-    StructField("checkpointVersions", ArrayType(LongType, containsNull = false), nullable = false),
-    StructField("protectedBefore", LongType),
-    StructField("readableWithoutFeatureFrom", LongType),
-    StructField("historyTruncatedBefore", LongType),
+    "checkpointVersions ARRAY<BIGINT> NOT NULL",
+    "protectedBefore BIGINT, readableWithoutFeatureFrom BIGINT, historyTruncatedBefore BIGINT",
     LifecycleStatement.stepsColumn,
     // docs/compatibility.md: which known clients gain access, per way of dropping, and which
     // the fast drop's checkpointProtection keeps from writing.
-    StructField(
-      "clientsGainingAccess",
-      ArrayType(StringType, containsNull = false),
-      nullable = false
-    ),
-    StructField(
-      "clientsBlockedByProtection",
-      ArrayType(StringType, containsNull = false),
-      nullable = false
-    )
+    "clientsGainingAccess ARRAY<STRING> NOT NULL, clientsBlockedByProtection ARRAY<STRING> NOT NULL"
   )
 }

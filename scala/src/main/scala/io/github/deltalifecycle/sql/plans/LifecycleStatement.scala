@@ -5,6 +5,7 @@ import io.github.deltalifecycle.sql.resolution.LifecycleTableRef
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LeafNode
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
 /**
@@ -42,19 +43,35 @@ object LifecycleStatement {
     schema.fields.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)()).toSeq
 
   /**
-   * The schema of a statement's result rows: `columns`, then `table`, which table the statement
-   * acted on (the destination when the named table is redirected).
+   * The schema of a statement's result rows: [[result]] of `columns`, then `table`, which table the
+   * statement acted on (the destination when the named table is redirected).
    */
-  def resultWithTable(columns: StructField*): StructType =
-    StructType(columns :+ StructField("table", StringType, nullable = false))
+  def resultWithTable(columns: String*): StructType =
+    result(columns :+ "table STRING NOT NULL": _*)
+
+  /**
+   * A result schema from its columns in DDL (`name TYPE [NOT NULL]`, comma-separated), as the SQL
+   * reference documents them. They are read with Spark's defaults, whatever the session sets (a
+   * default collation, the type TIMESTAMP means). No array of a result holds a null, which DDL
+   * cannot say: every array's elements are declared non-null.
+   */
+  def result(columns: String*): StructType = {
+    val parsed = SQLConf.withExistingConf(new SQLConf)(StructType.fromDDL(columns.mkString(", ")))
+    StructType(parsed.fields.map(f => f.copy(dataType = withoutNullElements(f.dataType))))
+  }
+
+  private def withoutNullElements(dataType: DataType): DataType = dataType match {
+    case array: ArrayType => ArrayType(withoutNullElements(array.elementType), containsNull = false)
+    case struct: StructType =>
+      StructType(struct.fields.map(f => f.copy(dataType = withoutNullElements(f.dataType))))
+    case other => other
+  }
 
   /** The versions the statement committed on the table, in order. */
-  val commitVersionsColumn: StructField =
-    StructField("commitVersions", ArrayType(LongType, containsNull = false), nullable = false)
+  val commitVersionsColumn: String = "commitVersions ARRAY<BIGINT> NOT NULL"
 
   /** What each step of the statement did (or, for a DRY RUN, would do). */
-  val stepsColumn: StructField =
-    StructField("steps", ArrayType(StringType, containsNull = false), nullable = false)
+  val stepsColumn: String = "steps ARRAY<STRING> NOT NULL"
 
   sealed trait Target
 

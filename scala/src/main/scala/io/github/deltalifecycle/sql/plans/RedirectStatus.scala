@@ -1,7 +1,7 @@
 package io.github.deltalifecycle.sql.plans
 
 import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.StructType
 
 /**
  * The one-row results of the redirect statements: [[schema]] for SET, UNSET and DESCRIBE REDIRECT
@@ -9,50 +9,26 @@ import org.apache.spark.sql.types._
  * DRY RUN (what the statement would do).
  */
 object RedirectStatus extends StatementResult {
-  val schema: StructType = StructType(Seq(
-    StructField("table", StringType, nullable = false),
-    StructField("state", StringType, nullable = false),
-    StructField("mode", StringType),
-    StructField("type", StringType),
-    StructField("destination", StringType),
-    StructField("destinationLocation", StringType),
-    StructField("noRedirectRules", ArrayType(StringType, containsNull = false), nullable = false),
-    StructField("version", LongType, nullable = false),
-    StructField("filesCopied", LongType, nullable = false),
-    StructField("bytesCopied", LongType, nullable = false),
+  val schema: StructType = LifecycleStatement.result(
+    "table STRING NOT NULL, state STRING NOT NULL, mode STRING, type STRING",
+    "destination STRING, destinationLocation STRING, noRedirectRules ARRAY<STRING> NOT NULL",
+    "version BIGINT NOT NULL, filesCopied BIGINT NOT NULL, bytesCopied BIGINT NOT NULL",
     LifecycleStatement.commitVersionsColumn,
     LifecycleStatement.stepsColumn,
-    StructField("copyMode", StringType),
-    StructField("copyModeReason", StringType),
-    StructField("bytesThroughExecutors", LongType, nullable = false)
-  ))
+    "copyMode STRING, copyModeReason STRING, bytesThroughExecutors BIGINT NOT NULL"
+  )
 
-  /** A check that would refuse the statement: its error condition and message. */
-  private val refusal = StructType(Seq(
-    StructField("condition", StringType, nullable = false),
-    StructField("message", StringType, nullable = false)
-  ))
-
-  val planSchema: StructType = StructType(Seq(
-    StructField("table", StringType, nullable = false),
-    StructField("state", StringType, nullable = false),
-    StructField("destination", StringType),
-    StructField("destinationLocation", StringType),
-    StructField("version", LongType, nullable = false),
-    StructField("filesToCopy", LongType, nullable = false),
-    StructField("bytesToCopy", LongType, nullable = false),
-    StructField("filesAlreadyThere", LongType, nullable = false),
-    StructField("bytesAlreadyThere", LongType, nullable = false),
-    StructField("filesReferencedInPlace", LongType, nullable = false),
-    StructField("filesGone", LongType, nullable = false),
-    StructField("logFilesToCopy", LongType, nullable = false),
-    StructField("logBytesToCopy", LongType, nullable = false),
-    StructField("copyMode", StringType),
-    StructField("copyModeReason", StringType),
-    StructField("tasks", IntegerType, nullable = false),
-    StructField("refusals", ArrayType(refusal, containsNull = false), nullable = false),
+  /** `refusals`: each check that would refuse the statement, its error condition and message. */
+  val planSchema: StructType = LifecycleStatement.result(
+    "table STRING NOT NULL, state STRING NOT NULL, destination STRING, destinationLocation STRING",
+    "version BIGINT NOT NULL, filesToCopy BIGINT NOT NULL, bytesToCopy BIGINT NOT NULL",
+    "filesAlreadyThere BIGINT NOT NULL, bytesAlreadyThere BIGINT NOT NULL",
+    "filesReferencedInPlace BIGINT NOT NULL, filesGone BIGINT NOT NULL",
+    "logFilesToCopy BIGINT NOT NULL, logBytesToCopy BIGINT NOT NULL",
+    "copyMode STRING, copyModeReason STRING, tasks INT NOT NULL",
+    "refusals ARRAY<STRUCT<condition: STRING NOT NULL, message: STRING NOT NULL>> NOT NULL",
     LifecycleStatement.stepsColumn
-  ))
+  )
 
   def schemaOf(dryRun: Boolean): StructType = if (dryRun) planSchema else schema
 
