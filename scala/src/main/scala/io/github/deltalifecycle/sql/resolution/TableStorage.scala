@@ -62,18 +62,17 @@ object TableStorage {
       : LifecycleTableRef =
     governing(spark, table).fold(table) { case (uc, entry) =>
       val id = tableId(uc, entry, table.displayName)
-      val vended =
-        try uc.tableCredentials(id, table.path.toString, write = true, sessionConf(spark))
-        catch {
-          case r: UnityCatalogRefusal =>
-            throw ErrorConditions.CatalogPermissionDenied.privilege(
-              operation = operation,
-              table = table.displayName,
-              catalog = uc.catalogName,
-              privilege = "MODIFY",
-              reason = r.reason
-            )
-        }
+      val vended = refusedAs(reason =>
+        ErrorConditions.CatalogPermissionDenied.privilege(
+          operation = operation,
+          table = table.displayName,
+          catalog = uc.catalogName,
+          privilege = "MODIFY",
+          reason = reason
+        )
+      ) {
+        uc.tableCredentials(id, table.path.toString, write = true, sessionConf(spark))
+      }
       table.copy(catalogTable = Some(withStorageOptions(entry, vended)))
     }
 
@@ -205,18 +204,23 @@ object TableStorage {
       pathOperation: PathOperation,
       operation: String
   ): Map[String, String] =
-    try uc.pathCredentials(path.toString, pathOperation, sessionConf(spark))
-    catch {
-      case r: UnityCatalogRefusal =>
-        throw ErrorConditions.CatalogPermissionDenied.path(
-          operation = operation,
-          table = table.displayName,
-          path = path.toString,
-          catalog = uc.catalogName,
-          pathOperation = pathOperation.name,
-          reason = r.reason
-        )
+    refusedAs(reason =>
+      ErrorConditions.CatalogPermissionDenied.path(
+        operation = operation,
+        table = table.displayName,
+        catalog = uc.catalogName,
+        pathOperation = pathOperation.name,
+        path = path.toString,
+        reason = reason
+      )
+    ) {
+      uc.pathCredentials(path.toString, pathOperation, sessionConf(spark))
     }
+
+  /** What `vend` returns; the catalog's refusal of it as the statement's error for its reason. */
+  private def refusedAs[T](error: String => Throwable)(vend: => T): T =
+    try vend
+    catch { case r: UnityCatalogRefusal => throw error(r.reason) }
 
   /** Whether `path` is `root` or lies under it (compared as written, scheme and authority too). */
   private def isUnder(path: Path, root: Path): Boolean = {
