@@ -6,14 +6,7 @@ import scala.util.control.NonFatal
 import io.github.deltalifecycle.core.{ErrorConditions, _}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.delta.actions.{
-  AddFile,
-  DomainMetadata,
-  Metadata,
-  Protocol,
-  RemoveFile,
-  SetTransaction
-}
+import org.apache.spark.sql.delta.actions._
 import org.apache.spark.sql.delta.util.FileNames
 
 /** What compacting one range of commits did. */
