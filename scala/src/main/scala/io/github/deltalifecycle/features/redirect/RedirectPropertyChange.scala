@@ -95,7 +95,7 @@ final class RedirectPropertyChange(
 
   /** A READY redirect must point somewhere real, allowed, and not redirected itself. */
   private def requireDestinationTable(info: RedirectInfo, c: RedirectConfig): Unit = {
-    val dest = Router.destinationPath(Router.destination(ctx, info.path, c.spec)).get
+    val dest = Router.destination(ctx, info.path, c.spec).destinationPath.get
     if (RedirectLookup.read(ctx.hadoopConf(dest), dest).isEmpty) {
       throw ErrorConditions.RedirectState.destinationNotADeltaTable(
         table = displayName,

@@ -4,7 +4,15 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
 /** Where an access to a table goes, per the RFC's Query Redirection Flow. */
-sealed trait Route
+sealed trait Route {
+
+  /** The location the access goes to instead of the table's own, if it is routed. */
+  def destinationPath: Option[Path] = this match {
+    case Route.Direct => None
+    case Route.Destination(dest) => Some(dest)
+    case Route.DestinationTable(_, dest) => Some(dest)
+  }
+}
 
 object Route {
 

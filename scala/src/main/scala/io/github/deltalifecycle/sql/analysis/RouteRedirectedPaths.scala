@@ -89,7 +89,7 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
               )
               // A read by path: its destination opens with the session's configuration, as the
               // path itself does.
-              Router.destinationPath(route).map { dest =>
+              route.destinationPath.map { dest =>
                 LogicalRelation(DeltaTableV2(spark, dest).toBaseRelation, l.isStreaming)
               }.getOrElse(l)
             case _ => l
@@ -115,7 +115,7 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
     r.table match {
       case d: DeltaTableV2 if d.catalogTable.isEmpty && d.timeTravelOpt.isEmpty =>
         val route = Router.route(spark, d, d.path, access, d.path.toString)
-        Router.destinationPath(route).map { dest =>
+        route.destinationPath.map { dest =>
           DataSourceV2Relation.create(
             d.copy(path = dest, tableIdentifier = None),
             None,
@@ -127,5 +127,5 @@ case class RouteRedirectedPaths(spark: SparkSession) extends Rule[LogicalPlan] {
     }
 
   private def routedPath(path: String, access: Access): Option[Path] =
-    Router.destinationPath(Router.route(spark, new Path(path), access, path))
+    Router.route(spark, new Path(path), access, path).destinationPath
 }

@@ -117,6 +117,6 @@ case class RouteTableReplacements(spark: SparkSession) extends Rule[LogicalPlan]
   /** Where a write to the Delta table `nameParts` name goes, if its redirect sends it elsewhere. */
   private def destination(nameParts: Seq[String]): Option[Path] =
     Router.tableNamed(spark, nameParts).flatMap { ref =>
-      Router.destinationPath(Router.route(spark, ref.path, write, ref.displayName))
+      Router.route(spark, ref.path, write, ref.displayName).destinationPath
     }
 }

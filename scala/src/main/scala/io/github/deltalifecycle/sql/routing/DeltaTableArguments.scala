@@ -108,7 +108,7 @@ object DeltaTableArguments {
           Access.Read,
           what
         )
-      Router.destinationPath(route)
+      route.destinationPath
     } catch {
       // Not a Delta table: delta-spark's own error says so, as without this project.
       case e: DeltaLifecycleException if e.condition == NotADeltaTable => None

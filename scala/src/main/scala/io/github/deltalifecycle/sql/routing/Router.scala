@@ -7,8 +7,10 @@ import scala.util.Try
 import scala.util.control.NonFatal
 
 import io.github.deltalifecycle.core.DeltaLifecycleException
-import io.github.deltalifecycle.core.{ErrorConditions, Locations, LogErrors}
-import io.github.deltalifecycle.core.{TableLog, TableName}
+import io.github.deltalifecycle.core.ErrorConditions.{InvalidArgument, InvalidRedirect}
+import io.github.deltalifecycle.core.ErrorConditions.{RedirectState => StateErrors}
+import io.github.deltalifecycle.core.ErrorConditions.RedirectWriteRefused
+import io.github.deltalifecycle.core.{Locations, LogErrors, TableLog, TableName}
 import io.github.deltalifecycle.features.redirect._
 import io.github.deltalifecycle.sql.resolution.{LifecycleTableRef, TableStorage}
 import org.apache.hadoop.fs.Path
@@ -41,24 +43,15 @@ object Router extends Logging {
       case Some(c) if c.isDestinationMarker =>
         // A destination whose redirect is being (or was) dropped: its own rows, read-only.
         if (access == Access.Read) Route.Direct
-        else throw ErrorConditions.RedirectWriteRefused.destinationReadOnly(
-          table = what,
-          source = c.spec.describe,
-          operation = "write to"
-        )
+        else throw RedirectWriteRefused
+          .destinationReadOnly(table = what, source = c.spec.describe, operation = "write to")
       case Some(c) =>
         val table = info.path.toString
         if (keptOnSource(c, ctx.appName, access)) {
-          sourceRoute(
-            c,
-            ErrorConditions.RedirectState.rulesOnReaderWriterSource(
-              table = table,
-              app = ctx.appName
-            )
-          )
+          sourceRoute(c, StateErrors.rulesOnReaderWriterSource(table = table, app = ctx.appName))
         } else (c.state, access) match {
           case (RedirectState.EnableInProgress, Access.Read) =>
-            sourceRoute(c, ErrorConditions.RedirectState.enablingReaderWriterSource(table))
+            sourceRoute(c, StateErrors.enablingReaderWriterSource(table))
           case (_, Access.Read) | (RedirectState.Ready, _) => destination(ctx, info.path, c.spec)
           case (state, Access.Write(ops)) =>
             throw RedirectErrors.redirectWriteRefused(what, state.name, ops)
@@ -168,7 +161,7 @@ object Router extends Logging {
     Set(
       "DELTA_LIFECYCLE_TABLE_NOT_FOUND",
       "DELTA_LIFECYCLE_NOT_DELTA_PROVIDER",
-      ErrorConditions.InvalidArgument.Condition
+      InvalidArgument.Condition
     )
 
   /** The redirect facts of the table at `path` (catalog entry `entry`) now, under the policy. */
@@ -211,13 +204,6 @@ object Router extends Logging {
     } catch { case NonFatal(_) => false }
 
   // ---- where a route goes --------------------------------------------------------------------
-
-  /** The location an access goes to instead of the table's own, if it is routed. */
-  def destinationPath(route: Route): Option[Path] = route match {
-    case Route.Direct => None
-    case Route.Destination(dest) => Some(dest)
-    case Route.DestinationTable(_, dest) => Some(dest)
-  }
 
   /**
    * The table a route sends an access to, when it is not the table itself: a location, or a catalog
@@ -267,8 +253,7 @@ object Router extends Logging {
       if (parts.size > 1 && SparkInternals.isCatalogRegistered(spark, parts.head))
         (parts.head, parts.tail)
       else (SparkInternals.currentCatalogName(spark), parts)
-    val namespace =
-      if (rest.size > 1) rest.init.toArray else SparkInternals.currentNamespace(spark)
+    val namespace = if (rest.size > 1) rest.init.toArray else SparkInternals.currentNamespace(spark)
     (SparkInternals.catalog(spark, catalogName), Identifier.of(namespace, rest.last))
   }
 
@@ -277,7 +262,7 @@ object Router extends Logging {
   /** Where `source`'s redirect `spec` points, after checking it is allowed and not redirected. */
   def destination(ctx: RoutingContext, source: Path, spec: RedirectSpec): Route = {
     val route = destinationOf(ctx, source.toString, spec)
-    val dest = destinationPath(route).get
+    val dest = route.destinationPath.get
     checkAllowed(ctx, dest.toString)
     checkNotChained(ctx, source, dest)
     route
@@ -288,7 +273,7 @@ object Router extends Logging {
    * recorded when the redirect was set). `where` names the redirected table in errors.
    */
   def destinationPath(ctx: RoutingContext, where: String, spec: RedirectSpec): Path =
-    destinationPath(destinationOf(ctx, where, spec)).get
+    destinationOf(ctx, where, spec).destinationPath.get
 
   /**
    * The route to where `spec` points, unchecked: a location, or a catalog table by the name it has
@@ -299,29 +284,19 @@ object Router extends Logging {
     case RedirectSpec.Location(uri) =>
       Route.Destination(
         Locations.parse(uri)(reason =>
-          ErrorConditions.InvalidRedirect.invalidLocation(
-            table = where,
-            location = uri,
-            reason = reason
-          )
+          InvalidRedirect.invalidLocation(table = where, location = uri, reason = reason)
         )
       )
     case RedirectSpec.Table(name, recorded) =>
       val path = ctx.catalogTableLocation(name).orElse(recorded.map(new Path(_)))
-        .getOrElse(throw ErrorConditions.InvalidRedirect.destinationTableMissing(
-          table = where,
-          destination = name
-        ))
+        .getOrElse(throw InvalidRedirect.destinationTableMissing(table = where, destination = name))
       Route.DestinationTable(name, path)
     case u: RedirectSpec.UnityCatalogTable =>
       (if (u.tableId.isDefined) ctx.unityCatalog.find(u) else None) match {
         case Some(FoundTable(Some(name), location)) => Route.DestinationTable(name, location)
         case Some(FoundTable(None, location)) => Route.Destination(location)
         case None => Route.Destination(u.location.map(new Path(_)).getOrElse(
-            throw ErrorConditions.InvalidRedirect.destinationTableMissing(
-              table = where,
-              destination = u.describe
-            )
+            throw InvalidRedirect.destinationTableMissing(table = where, destination = u.describe)
           ))
       }
   }
@@ -391,7 +366,7 @@ object Router extends Logging {
 
   private def qualified(ctx: RoutingContext, location: String): String =
     Try(Locations.qualify(location, ctx.storage.names)(reason =>
-      ErrorConditions.InvalidArgument.unusableRedirectTarget(location = location, reason = reason)
+      InvalidArgument.unusableRedirectTarget(location = location, reason = reason)
     ).toString).getOrElse(location).stripSuffix("/")
 
   // ---- the error policy ----------------------------------------------------------------------

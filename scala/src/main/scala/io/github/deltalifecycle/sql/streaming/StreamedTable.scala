@@ -20,7 +20,7 @@ final case class StreamedTable(origin: Path, name: String, catalogTable: Option[
 
   /** The location a read of this table goes to now. */
   def readLocation(spark: SparkSession): Path =
-    Router.destinationPath(Router.route(spark, ref, Access.Read)).getOrElse(origin)
+    Router.route(spark, ref, Access.Read).destinationPath.getOrElse(origin)
 }
 
 object StreamedTable {
