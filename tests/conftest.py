@@ -26,7 +26,15 @@ import environment  # noqa: E402,F401  (first: it sets up the environment of eve
 from pyspark.sql import SparkSession  # noqa: E402
 
 import scheduling  # noqa: E402
+import spark_sessions  # noqa: E402
 from process_jvm import lifecycle_session  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The controller of pytest-xdist's workers, before it starts them: their sessions would
+    # otherwise all resolve a new build of this project's jar at once.
+    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        spark_sessions.resolve_packages()
 
 
 def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:

@@ -188,6 +188,39 @@ def start_session(spec: SessionSpec) -> "SparkSession":
     return spark
 
 
+def resolve_packages() -> None:
+    """Resolve the Maven packages of an extension session (``spark_configuration``'s) into
+    Spark's Ivy cache, in a ``spark-submit`` of a script that starts no session.
+
+    Ivy locks nothing: sessions that start at once in several processes (pytest-xdist's
+    workers) and all resolve a jar the cache does not hold yet, such as each new build of this
+    project's (``<version>-<digest>``), copy it into the cache together, and one may read the
+    file while another writes it (``download failed: ... Downloaded file size (0)``).
+    Resolved here first, the jar is in the cache when they start.
+    """
+    import subprocess
+    import sys
+    import tempfile
+
+    import pyspark
+    from delta_lifecycle import spark_configuration
+
+    settings = {k: v for k, v in spark_configuration().items() if k.startswith("spark.jars.")}
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    with tempfile.TemporaryDirectory(prefix="resolve-packages-") as work:
+        script = Path(work) / "no_session.py"
+        script.write_text("")
+        command = [str(spark_submit)]
+        for key, value in settings.items():
+            command += ["--conf", f"{key}={value}"]
+        run = subprocess.run(
+            [*command, str(script)], capture_output=True, text=True, timeout=600,
+            env={**os.environ, "PYSPARK_PYTHON": sys.executable},
+        )
+    if run.returncode != 0:
+        raise RuntimeError(f"spark-submit could not resolve {settings}:\n{run.stderr[-3000:]}")
+
+
 def preamble(spec: SessionSpec, **expressions: str) -> str:
     """Source that starts ``spec``'s session as ``spark``, for a script of its own.
 

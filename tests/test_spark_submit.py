@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -37,8 +36,16 @@ M2_ARTIFACT = (
 )
 
 # Spark 4's default ivy home (spark.jars.ivy). Ivy caches what it resolved from ~/.m2 and
-# would keep serving that copy after `make jar` republishes the same version.
+# would keep serving that copy after `make jar` republishes the same version. Only that
+# version's entries go: the sessions of other test processes resolve the bundled versions
+# beside it (``<version>-<digest>``), possibly at this moment.
 IVY_CACHE_ENTRY = Path.home() / ".ivy2.5.2" / "cache" / MAVEN_GROUP / ARTIFACT_ID
+PUBLISHED_IVY_FILES = (
+    f"ivy-{__version__}.xml",
+    f"ivy-{__version__}.xml.original",
+    f"ivydata-{__version__}.properties",
+    f"jars/{ARTIFACT_ID}-{__version__}.jar",
+)
 
 JOB = textwrap.dedent(
     """
@@ -97,7 +104,8 @@ def submit_job(
     """spark-submit :data:`JOB` on ``master`` with ``--packages`` (this project's published
     coordinate and delta-spark's) and ``conf``; return the rows it printed and the log of
     the table it wrote."""
-    shutil.rmtree(IVY_CACHE_ENTRY, ignore_errors=True)
+    for name in PUBLISHED_IVY_FILES:
+        (IVY_CACHE_ENTRY / name).unlink(missing_ok=True)
     job = tmp_path / "job.py"
     job.write_text(JOB)
     table = tmp_path / "submitted table"
