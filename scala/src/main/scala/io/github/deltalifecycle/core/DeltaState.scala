@@ -76,4 +76,18 @@ object DeltaState {
       load(snapshot)
       DeltaShim.checkpoint(table, snapshot)
     }
+
+  /**
+   * delta-spark's checkpoint of `table`'s latest version, whose log is `log`; returns it as listed.
+   */
+  def checkpointLatest(table: DeltaTableV2, log: TableLog): LogCheckpoint = {
+    val snapshot = table.update()
+    checkpoint(table, snapshot)
+    log.listingFrom(snapshot.version).checkpointsAt(snapshot.version).headOption.getOrElse(
+      throw ErrorConditions.corruptLog(
+        file = log.logPath.toString,
+        reason = s"delta-spark wrote no checkpoint for version ${snapshot.version}"
+      )
+    )
+  }
 }

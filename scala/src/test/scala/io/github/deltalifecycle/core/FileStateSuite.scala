@@ -18,7 +18,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * and V2 checkpoints, with and without compactions; each answered both ways, with the tail
  * reconciled on the driver and in a Spark job.
  */
-class FileStateSuite extends AnyFunSuite with LifecycleSparkSession {
+class FileStateSuite extends AnyFunSuite with LifecycleSparkSession with TablesWithTail {
 
   /** What is compared: the live files as keys, their bytes, the DV count and the tombstones. */
   private case class Figures(
@@ -101,47 +101,9 @@ class FileStateSuite extends AnyFunSuite with LifecycleSparkSession {
     }
   }
 
-  /**
-   * A table with deletion vectors, checkpointed at its fifth version with `settings` in force, then
-   * given commits that re-add removed files (RESTORE), give files deletion vectors and new ones
-   * (two DELETEs), and remove and add files (an OPTIMIZE, appends).
-   */
-  private def tableWithTail(name: String, settings: Map[String, String]): (String, Long) = {
-    val path = newTableDir(name)
-    spark.sql(
-      s"CREATE TABLE delta.`$path` (id BIGINT) USING delta TBLPROPERTIES (" +
-        "'delta.enableDeletionVectors' = 'true', 'delta.checkpointInterval' = '1000'" +
-        settings.collect { case (k, v) if k.startsWith("delta.") => s", '$k' = '$v'" }.mkString +
-        ")"
-    )
-    (0 until 4).foreach(i =>
-      spark.range(i * 100, i * 100 + 100, 1, 3).write.format("delta")
-        .mode("append").save(path)
-    )
-    spark.sql(s"DELETE FROM delta.`$path` WHERE id < 100")
-    val sessionSettings = settings.filter(_._1.startsWith("spark."))
-    sessionSettings.foreach { case (k, v) => spark.conf.set(k, v) }
-    try DeltaLog.forTable(spark, path).checkpoint()
-    finally sessionSettings.keys.foreach(spark.conf.unset)
-    val checkpointed = DeltaLog.forTable(spark, path).update().version
-    spark.sql(s"RESTORE TABLE delta.`$path` TO VERSION AS OF 3")
-    spark.sql(s"DELETE FROM delta.`$path` WHERE id % 10 = 1")
-    spark.sql(s"DELETE FROM delta.`$path` WHERE id % 10 = 2")
-    spark.sql(s"OPTIMIZE delta.`$path` WHERE true")
-    spark.range(1000, 1010, 1, 2).write.format("delta").mode("append").save(path)
-    spark.sql(s"DELETE FROM delta.`$path` WHERE id = 1005")
-    (path, checkpointed)
-  }
-
   private def checkEveryVersionAfter(path: String, checkpointed: Long): Unit = {
     val latest = DeltaLog.forTable(spark, path).update().version
     (checkpointed to latest).foreach(v => check(path, v))
-  }
-
-  private def withoutPolicy[T](body: => T): T = {
-    spark.conf.set("spark.deltaLifecycle.logMaintenance.enabled", "false")
-    try body
-    finally spark.conf.unset("spark.deltaLifecycle.logMaintenance.enabled")
   }
 
   test("a classic checkpoint and a tail of removes, re-adds and new deletion vectors") {

@@ -1,8 +1,6 @@
 package io.github.deltalifecycle.features.dropfeature
 
-import scala.util.control.NonFatal
-
-import io.github.deltalifecycle.core.{ErrorConditions, _}
+import io.github.deltalifecycle.core._
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.catalog.DeltaTableV2
@@ -12,13 +10,13 @@ import org.apache.spark.sql.delta.catalog.DeltaTableV2
  * checkpoint the history-truncating drop starts its retained history from, and the checkpoint of
  * the downgraded version.
  *
- * A checkpoint is derived from the newest one before it whenever the commits in between add or
- * remove no file ([[CheckpointCopy]]): an empty commit changes nothing, the downgrade changes only
- * the protocol and metadata. So delta-spark writes the first checkpoint of a drop (its state
- * rebuilt once), and the others are copies of its files, or manifests over its sidecars, whatever
- * the checkpoint's kind, with only the parts holding a changed protocol or metadata rewritten.
- * Anything else (a concurrent writer's files in between, a failed copy, a catalog-managed table,
- * whose catalog may not have had the version backfilled yet) gets a checkpoint from delta-spark.
+ * Each checkpoint is written from the newest one before it and the commits in between
+ * ([[IncrementalCheckpoint]]), at the cost of what they changed: an empty commit changes nothing,
+ * the downgrade changes only the protocol and metadata, a concurrent writer's commits add their
+ * files. So the checkpoints' unchanged parts are byte copies (or the same sidecars, for V2), and
+ * only the row groups holding a changed action are rewritten. Where that cannot be done (no
+ * checkpoint yet, a change of the checkpoint's columns or kind, a failed write, a catalog-managed
+ * table, whose catalog may not have had the version backfilled yet), delta-spark writes it.
  */
 final class BarrierCheckpoints private[dropfeature] (
     spark: SparkSession,
@@ -58,44 +56,25 @@ final class BarrierCheckpoints private[dropfeature] (
     checkpointLatest().version
   }
 
-  /** A checkpoint of the latest version, derived where it can be; returns it as listed. */
+  /** A checkpoint of the latest version, incremental where it can be; returns it as listed. */
   def checkpointLatest(): LogCheckpoint = {
     val listing = log.tailListing()
     val version = listing.latestVersion
-    val base = listing.checkpoints.filter(_.version < version).lastOption
-    base.filter(_ => commits.copiesCheckpoints).flatMap(derived(listing, _, version))
-      .getOrElse(checkpointedByDeltaSpark())
-  }
-
-  private def derived(listing: LogListing, base: LogCheckpoint, version: Long) =
-    try CheckpointCopy.derive(
+    val incremental =
+      if (!commits.copiesCheckpoints) Left("the table's commits go through its catalog")
+      else IncrementalCheckpoint.attempt(
         spark,
         log,
         listing,
-        base,
         version,
-        () =>
-          FaultInjection.step("dropFeature.barrier.copy.beforeRename")
+        () => FaultInjection.step("dropFeature.barrier.copy.beforeRename")
       )
-    catch {
-      case NonFatal(e) =>
-        logWarning(
-          s"Deriving the checkpoint of version $version from checkpoint ${base.version} " +
-            "failed; delta-spark writes it instead",
-          e
-        )
-        None
-    }
-
-  /** delta-spark checkpoints the latest version; returns the checkpoint as listed. */
-  private def checkpointedByDeltaSpark(): LogCheckpoint = {
-    val snapshot = table.update()
-    DeltaState.checkpoint(table, snapshot)
-    log.listingFrom(snapshot.version).checkpointsAt(snapshot.version).headOption.getOrElse(
-      throw ErrorConditions.corruptLog(
-        file = log.logPath.toString,
-        reason = s"delta-spark wrote no checkpoint for version ${snapshot.version}"
-      )
+    incremental.fold(
+      reason => {
+        logInfo(s"delta-spark writes the checkpoint of version $version in full: $reason")
+        DeltaState.checkpointLatest(table, log)
+      },
+      _.checkpoint
     )
   }
 }

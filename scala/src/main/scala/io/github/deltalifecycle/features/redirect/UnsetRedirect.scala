@@ -6,6 +6,7 @@ import io.github.deltalifecycle.core.{
   DeltaState,
   ErrorConditions,
   FaultInjection,
+  IncrementalCheckpoint,
   LogCommitter,
   Progress,
   TableLog
@@ -351,10 +352,16 @@ final class UnsetRedirect(
    * every commit copied back. A crash before it loses nothing: the table is already back.
    */
   private def checkpoint(report: ProcedureReport): Unit = {
-    val table = DeltaTableV2(spark, sourcePath, options = ctx.storage.options(sourcePath))
-    val snapshot = table.update()
-    DeltaState.checkpoint(table, snapshot)
-    report.note(s"checkpointed the source at version ${snapshot.version}")
+    val options = ctx.storage.options(sourcePath)
+    val log = TableLog.forPath(ctx.hadoopConf(sourcePath), sourcePath, options)
+    val listing = log.tailListing()
+    val checkpoint =
+      IncrementalCheckpoint.attempt(spark, log, listing, listing.latestVersion, () => ())
+        .fold(
+          _ => DeltaState.checkpointLatest(DeltaTableV2(spark, sourcePath, options = options), log),
+          _.checkpoint
+        )
+    report.note(s"checkpointed the source at version ${checkpoint.version}")
   }
 
   private def describe(info: RedirectInfo): RedirectResult =
