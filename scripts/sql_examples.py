@@ -212,6 +212,18 @@ print(t.version(), t.to_pyarrow_table().num_rows)
     show(spark, "DESCRIBE LOG FILES metrics", columns=["version", "endVersion", "kind", "file"],
          where="kind <> 'checksum'")
 
+    heading("CHECKPOINT")
+    run(spark, "CREATE TABLE visits (id BIGINT, page STRING) USING delta "
+               "TBLPROPERTIES ('delta.checkpointInterval' = '100')")
+    run(spark, "INSERT INTO visits SELECT id, 'home' FROM range(1000)")
+    for i in range(3):
+        run(spark, f"INSERT INTO visits SELECT id, 'page{i}' FROM range({i * 10}, {i * 10 + 10})")
+    run(spark, "ALTER TABLE visits CHECKPOINT")
+    for i in range(3, 6):
+        run(spark, f"INSERT INTO visits SELECT id, 'page{i}' FROM range({i * 10}, {i * 10 + 10})")
+    show(spark, "ALTER TABLE visits CHECKPOINT DRY RUN", vertical=True)
+    show(spark, "ALTER TABLE visits CHECKPOINT", vertical=True)
+
     spark.stop()
 
 

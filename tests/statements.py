@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Tuple
 
 from delta_lifecycle.results import (
+    CHECKPOINT_COLUMNS,
     CLEANUP_COLUMNS,
     COMPACTION_COLUMNS,
     COMPATIBILITY_COLUMNS,
@@ -83,6 +84,7 @@ STATEMENTS: Tuple[Statement, ...] = (
     Statement("unsetRedirect", "ALTER TABLE {t} UNSET REDIRECT", True, REDIRECT_COLUMNS),
     Statement("describeRedirect", "DESCRIBE REDIRECT {t}", False, REDIRECT_COLUMNS),
     Statement("describeLogFiles", "DESCRIBE LOG FILES {t}", False, LOG_FILES_COLUMNS),
+    Statement("checkpoint", "ALTER TABLE {t} CHECKPOINT", True, CHECKPOINT_COLUMNS),
 )
 
 BY_NAME: Dict[str, Statement] = {s.name: s for s in STATEMENTS}

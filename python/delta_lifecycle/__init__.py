@@ -30,6 +30,7 @@ from delta_lifecycle.errors import DeltaLifecycleError, UnsupportedSparkLineErro
 from delta_lifecycle.lines import SUPPORTED_LINES, SparkLine, current_line
 from delta_lifecycle.progress import OperationProgress, ProgressCallback, log_progress
 from delta_lifecycle.results import (
+    CheckpointResult,
     CleanedLogFile,
     CleanupResult,
     ClientCompatibility,
@@ -44,6 +45,7 @@ from delta_lifecycle.results import (
 from delta_lifecycle.tables import LifecycleTable
 
 __all__ = [
+    "CheckpointResult",
     "CleanedLogFile",
     "CleanupResult",
     "ClientCompatibility",

@@ -8,6 +8,7 @@ from delta_lifecycle._typing import AnySparkSession
 from delta_lifecycle.errors import translate_errors
 from delta_lifecycle.progress import ProgressCallback, reporting_progress
 from delta_lifecycle.results import (
+    CheckpointResult,
     ClientCompatibility,
     CleanupResult,
     CompactionResult,
@@ -398,6 +399,53 @@ class LifecycleTable:
             statement += f" FROM VERSION {_non_negative(start, 'start')}"
             statement += f" TO VERSION {_non_negative(end, 'end')}"
         return CompactionResult.from_row(self._rows(statement)[0])
+
+    def checkpoint(
+        self, dry_run: bool = False, on_progress: Optional[ProgressCallback] = None
+    ) -> CheckpointResult:
+        """Write a checkpoint of the latest version at the cost of what changed since the last.
+
+        Runs `ALTER TABLE <table> CHECKPOINT [DRY RUN]`. The new checkpoint is written from
+        the newest one before it and the commits in between: a V2 checkpoint gets a new
+        manifest over the sidecars those commits did not touch plus one new sidecar; a
+        classic one copies the row groups they did not touch byte for byte and appends the
+        rows that changed. Every reader (delta-spark, delta-rs, Delta Kernel) reads it as it
+        reads a full checkpoint. Where it cannot be written that way (no checkpoint yet, a
+        schema change since, a long tail) delta-spark writes it in full, and `reason` says
+        why.
+
+        Parameters
+        ----------
+        dry_run:
+            report what would be reused, rewritten and written, and write nothing.
+        on_progress:
+            called with the statement's progress (its steps and Spark jobs).
+
+        Returns
+        -------
+        CheckpointResult
+            What was (or would be) reused, rewritten and written.
+
+        Raises
+        ------
+        delta_lifecycle.errors.CoordinatedTableError
+            the table's commits go through a commit coordinator this project cannot write.
+        delta_lifecycle.errors.DeltaLifecycleError
+            the table cannot be resolved or its log cannot be read (see the subclasses in
+            [`delta_lifecycle.errors`][delta_lifecycle.errors]).
+
+        Examples
+        --------
+        >>> table = LifecycleTable.for_path(spark, "/data/events")
+        >>> table.checkpoint(dry_run=True).status
+        'would write'
+        >>> table.checkpoint().status
+        'written'
+        """
+        statement = f"ALTER TABLE {self._identifier} CHECKPOINT"
+        if dry_run:
+            statement += " DRY RUN"
+        return CheckpointResult.from_row(self._run_reporting(statement, on_progress)[0])
 
     def clean_log(
         self,

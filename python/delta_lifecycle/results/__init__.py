@@ -15,8 +15,8 @@ destination (`` delta.`<location>` `` or the destination table's name), else the
 # The types live in one private module per statement family: _history (DESCRIBE PROTOCOL
 # HISTORY), _compaction (COMPACT LOG), _cleanup (CLEAN LOG), _drop_feature (DROP FEATURE and
 # DROP FEATURES FOR CLIENT), _redirect (the redirect statements and their DRY RUN),
-# _compatibility (DESCRIBE COMPATIBILITY), _log_files (DESCRIBE LOG FILES); _rows holds the row
-# parsing they share (one rule from a row to any of them). This module is where they are
+# _compatibility (DESCRIBE COMPATIBILITY), _log_files (DESCRIBE LOG FILES), _checkpoint
+# (CHECKPOINT); _rows holds the row parsing they share (one rule from a row to any of them). This module is where they are
 # imported from, here and by users. The API reference (docs/python-api.md) lists them in the
 # order of these imports.
 
@@ -51,9 +51,19 @@ from delta_lifecycle.results._compatibility import (
     ClientCompatibility,
 )
 from delta_lifecycle.results._log_files import LOG_FILES_COLUMNS, LogFileEntry, LogFileKind
+from delta_lifecycle.results._checkpoint import (
+    CHECKPOINT_COLUMNS,
+    CheckpointKind,
+    CheckpointStatus,
+    CheckpointResult,
+)
 
 __all__ = [
     "Access",
+    "CHECKPOINT_COLUMNS",
+    "CheckpointKind",
+    "CheckpointResult",
+    "CheckpointStatus",
     "CLEANUP_COLUMNS",
     "COMPATIBILITY_COLUMNS",
     "ClientCompatibility",

@@ -31,6 +31,7 @@ statement
     | ALTER TABLE table=tableName UNSET REDIRECT (DRY RUN)?                #unsetRedirect
     | DESCRIBE REDIRECT table=tableName                                    #describeRedirect
     | DESCRIBE LOG FILES table=tableName                                   #describeLogFiles
+    | ALTER TABLE table=tableName CHECKPOINT (DRY RUN)?                    #checkpoint
     ;
 
 redirectMode
@@ -65,7 +66,7 @@ nonReserved
     : DESCRIBE | PROTOCOL | HISTORY | ALTER | TABLE | COMPACT | CLEAN | LOG | FROM | TO | VERSION
     | RETAIN | HOURS | DRY | RUN | DROP | FEATURE | TRUNCATE
     | SET | UNSET | REDIRECT | READER | WRITER | ONLY | NO | RULES | ALLOW
-    | COMPATIBILITY | AS | OF | FOR | FEATURES | CLIENT | WRITES | FILES | LOCATION
+    | COMPATIBILITY | AS | OF | FOR | FEATURES | CLIENT | WRITES | FILES | LOCATION | CHECKPOINT
     ;
 
 DESCRIBE: 'DESCRIBE' | 'DESC';
@@ -104,6 +105,7 @@ CLIENT: 'CLIENT';
 WRITES: 'WRITES';
 FILES: 'FILES';
 LOCATION: 'LOCATION';
+CHECKPOINT: 'CHECKPOINT';
 
 DOT: '.';
 SEMICOLON: ';';

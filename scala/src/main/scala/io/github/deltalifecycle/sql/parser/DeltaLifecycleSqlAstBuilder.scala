@@ -41,6 +41,9 @@ class DeltaLifecycleSqlAstBuilder extends DeltaLifecycleSqlBaseBaseVisitor[AnyRe
     CompactLogStatement(tableName(ctx.table), range)
   }
 
+  override def visitCheckpoint(ctx: CheckpointContext): LogicalPlan =
+    CheckpointStatement(tableName(ctx.table), dryRun = ctx.DRY() != null)
+
   override def visitCleanLog(ctx: CleanLogContext): LogicalPlan =
     CleanLogStatement(
       tableName(ctx.table),

@@ -61,7 +61,8 @@ object DeltaLifecycleSqlParser {
     Seq(DROP, FEATURE),
     Seq(DROP, FEATURES, FOR, CLIENT),
     Seq(SET, REDIRECT),
-    Seq(UNSET, REDIRECT)
+    Seq(UNSET, REDIRECT),
+    Seq(CHECKPOINT)
   )
 
   private val lookahead = 64

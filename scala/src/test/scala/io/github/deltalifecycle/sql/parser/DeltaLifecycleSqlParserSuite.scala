@@ -135,6 +135,14 @@ class DeltaLifecycleSqlParserSuite extends AnyFunSuite {
     assert(parse("DESCRIBE LOG FILES log") === DescribeLogFilesStatement(Seq("log")))
   }
 
+  test("CHECKPOINT with and without DRY RUN; a table named checkpoint") {
+    assert(parse("ALTER TABLE db.t CHECKPOINT") === CheckpointStatement(Seq("db", "t"), false))
+    assert(parse("alter table delta.`/data/events` checkpoint dry run") ===
+      CheckpointStatement(Seq("delta", "/data/events"), true))
+    assert(parse("ALTER TABLE checkpoint CHECKPOINT") ===
+      CheckpointStatement(Seq("checkpoint"), false))
+  }
+
   test("names: quoted parts keep their dots and backticks; a keyword is a name") {
     assert(parse("DESCRIBE PROTOCOL HISTORY `my.db`.`t`").asInstanceOf[LifecycleStatement].table ===
       Seq("my.db", "t"))
