@@ -106,16 +106,9 @@ object IncrementalCheckpoint extends Logging {
   /** The most JSON bytes of commits the driver reconciles: as [[FileState.DriverTailBytes]]. */
   val DriverTailBytes: Long = FileState.DriverTailBytes
 
-  /**
-   * Every incremental checkpoint of a V2 table adds a sidecar, most of them small: once more than
-   * [[MaxSmallSidecars]] small ones would be left, they are all merged into the new one, which
-   * keeps their number bounded and their merges cheap. A sidecar is small when it holds fewer rows
-   * than a quarter of the table's typical sidecar (delta-spark writes 50,000 actions to each) and
-   * fewer than [[SmallSidecarRows]]: a merged sidecar that outgrows that is left alone from then
-   * on.
-   */
-  val SmallSidecarRows: Long = 12500
-  val MaxSmallSidecars: Int = 8
+  /** See [[smallOnesToMerge]]. */
+  val SmallPieceRows: Long = 12500
+  val MaxSmallPieces: Int = 8
 
   /**
    * The plan of an incremental checkpoint of `version` from the newest checkpoint before it in
@@ -376,28 +369,42 @@ object IncrementalCheckpoint extends Logging {
   ): (Seq[CheckpointPiece], Seq[CheckpointPiece]) =
     if (base.kind == CheckpointKind.V2) {
       val (hit, untouched) = pieces.partition(p => touched.getOrElse(p.name, Set.empty).nonEmpty)
-      val rows = pieces.map(_.blocks.map(_.getRowCount).sum).sorted
-      val typical = if (rows.isEmpty) 0L else rows(rows.size / 2)
-      val limit = math.min(SmallSidecarRows, math.max(1L, typical / 4))
-      val small = untouched.filter(_.blocks.map(_.getRowCount).sum < limit)
-      // The new sidecar is one more small one.
-      val merged = if (small.size + 1 > MaxSmallSidecars) small else Nil
-      val rewritten = hit ++ merged
+      val merged = smallOnesToMerge(untouched.map(p => p.blocks.map(_.getRowCount).sum))
+        .map(untouched)
       val reused = untouched.filterNot(merged.contains)
       (
         reused.map(p => CheckpointPiece(p.name, Nil, p.status.getLen)),
-        rewritten.map(p => CheckpointPiece(p.name, Nil, p.status.getLen))
+        (hit ++ merged).map(p => CheckpointPiece(p.name, Nil, p.status.getLen))
       )
     } else {
       val both = pieces.map { p =>
         val hit = touched.getOrElse(p.name, Set.empty)
-        val (out, in) = p.blocks.indices.partition(hit.contains)
+        val untouched = p.blocks.indices.filterNot(hit.contains)
+        val merged = smallOnesToMerge(untouched.map(p.blocks(_).getRowCount)).map(untouched)
+        val (out, in) = p.blocks.indices.partition(i => hit.contains(i) || merged.contains(i))
         def piece(groups: Seq[Int]) =
           CheckpointPiece(p.name, groups, groups.map(p.blocks(_).getCompressedSize).sum)
         (piece(in), piece(out))
       }
       (both.map(_._1).filter(_.rowGroups.nonEmpty), both.map(_._2).filter(_.rowGroups.nonEmpty))
     }
+
+  /**
+   * Which of the untouched pieces (sidecars, or a part's row groups), given their row counts, are
+   * merged into the new one: all the small ones, once more than [[MaxSmallPieces]] would be left.
+   * Each incremental checkpoint adds a small piece; without merges they would pile up. A piece is
+   * small when it holds fewer rows than a quarter of the median piece and fewer than
+   * [[SmallPieceRows]] (delta-spark writes 50,000 actions to a sidecar), so a merged piece that
+   * outgrows that is left alone from then on.
+   */
+  private def smallOnesToMerge(rows: Seq[Long]): Seq[Int] = {
+    val sorted = rows.sorted
+    val typical = if (sorted.isEmpty) 0L else sorted(sorted.size / 2)
+    val limit = math.min(SmallPieceRows, math.max(1L, typical / 4))
+    val small = rows.indices.filter(rows(_) < limit)
+    // The new piece is one more small one.
+    if (small.size + 1 > MaxSmallPieces) small else Nil
+  }
 
   /**
    * The rows of the tail that the new checkpoint gains, in `schema` (the earlier checkpoint's): its
