@@ -17,6 +17,10 @@ The limits, measured in the JVM of the statement, right before it, each on its o
   it): with the scan, the limit of a drop that has nothing to rewrite.
 - ``cp -r``: a copy of the table's directory with ``cp -r`` and ``sync``: with the scan, the limit
   of a redirect that copies it.
+- ``checkpoint cp``: a copy of the newest checkpoint file with ``cp`` and ``sync``: the bytes a
+  checkpoint must write at the least when nothing changed; with the scan, the limit of a drop
+  that has nothing to rewrite, and alone, the limit of ``CHECKPOINT``. ``CHECKPOINT`` runs on a
+  table with 100 small commits after its checkpoint (layout ``long-tail``).
 
 Each statement runs in a JVM of its own (``local[2]``, ``spark.driver.memory`` of ``--heap``): it
 first runs once on the 100-file table (warm-up: classes loaded and compiled), then the limits,
@@ -50,7 +54,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from driver_memory import SESSION as DRIVER_MEMORY_SESSION  # noqa: E402
-from driver_memory import WORK, build, engine_session, result_of  # noqa: E402
+from driver_memory import LONG_TAIL, WORK, build, engine_session, result_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
@@ -68,6 +72,7 @@ SMALL_TABLE_REPEATS = 9
 DV = "deletionVectors"
 CLIENT = "deltalake-0.25"
 SCAN, PATHS, CHECKPOINT, COPY = "scan", "scan with paths", "checkpoint", "cp -r"
+CHECKPOINT_COPY = "checkpoint cp"
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,11 @@ STATEMENTS: List[Statement] = [
     Statement(f"DROP FEATURE {DV} DRY RUN", [f"ALTER TABLE {{t}} DROP FEATURE {DV} DRY RUN"]),
     Statement(f"DROP FEATURE {DV}", [f"ALTER TABLE {{t}} DROP FEATURE {DV}"],
               (SCAN, CHECKPOINT)),
+    Statement(f"DROP FEATURE {DV} vs a byte copy", [f"ALTER TABLE {{t}} DROP FEATURE {DV}"],
+              (SCAN, CHECKPOINT_COPY)),
+    Statement("CHECKPOINT", ["ALTER TABLE {t} CHECKPOINT"], (CHECKPOINT,), layout=LONG_TAIL),
+    Statement("CHECKPOINT vs a byte copy", ["ALTER TABLE {t} CHECKPOINT"], (CHECKPOINT_COPY,),
+              layout=LONG_TAIL),
     Statement(f"DROP FEATURE {DV} TRUNCATE HISTORY DRY RUN",
               [f"ALTER TABLE {{t}} DROP FEATURE {DV} TRUNCATE HISTORY DRY RUN"]),
     Statement("DROP FEATURES FOR CLIENT DRY RUN",
@@ -147,6 +157,14 @@ def scan(path, paths=False):
 def checkpoint(path):
     spark._jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path).checkpoint()
 
+def checkpoint_copy(path):
+    # The bytes a checkpoint that nothing changed must write at the least: the newest one's.
+    log = os.path.join(path, "_delta_log")
+    newest = sorted(n for n in os.listdir(log) if ".checkpoint" in n and n.endswith(".parquet"))[-1]
+    subprocess.run(["cp", os.path.join(log, newest), os.path.join(path, "checkpoint-copy")],
+                   check=True)
+    subprocess.run(["sync"], check=True)
+
 def copy(path):
     subprocess.run(["cp", "-r", path, path + "-copy"], check=True)
     subprocess.run(["sync"], check=True)
@@ -161,7 +179,7 @@ def forget_limits():
     spark._jvm.java.lang.System.gc()
 
 LIMITS = {"scan": scan, "scan with paths": lambda p: scan(p, paths=True),
-          "checkpoint": checkpoint, "cp -r": copy}
+          "checkpoint": checkpoint, "cp -r": copy, "checkpoint cp": checkpoint_copy}
 
 def run(sqls, path, dest, expected):
     rows = 0

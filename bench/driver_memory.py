@@ -269,10 +269,17 @@ def table_path(layout: str, n: int) -> Path:
     return WORK / f"{layout}-{n}"
 
 
+#: Layouts of log-only tables: data files under the table ("files"), outside it ("elsewhere"),
+#: or under it with 100 small commits after the checkpoint instead of 50 ("long-tail").
+LONG_TAIL = "long-tail"
+LONG_TAIL_COMMITS = 100
+
+
 def build(layout: str, n: int) -> Path:
     """The log-only table of ``n`` files in ``layout``, built once (copied per measurement)."""
     path = table_path(layout, n)
-    last = CHECKPOINT_VERSION + SMALL_COMMITS
+    small_commits = LONG_TAIL_COMMITS if layout == LONG_TAIL else SMALL_COMMITS
+    last = CHECKPOINT_VERSION + small_commits
     if (path / "_delta_log" / f"{last:020d}.json").is_file():
         return path
     shutil.rmtree(path, ignore_errors=True)
@@ -281,7 +288,7 @@ def build(layout: str, n: int) -> Path:
     outside = (WORK / "outside").resolve().as_uri() if layout == "elsewhere" else ""
     started = time.monotonic()
     run = subprocess.run([sys.executable, "-c", BUILD, str(path), str(n), outside,
-                          str(CHECKPOINT_VERSION), str(REPO / "tests"), str(SMALL_COMMITS)],
+                          str(CHECKPOINT_VERSION), str(REPO / "tests"), str(small_commits)],
                          capture_output=True, text=True)
     if run.returncode != 0 or "RESULT " not in run.stdout:
         shutil.rmtree(path, ignore_errors=True)
