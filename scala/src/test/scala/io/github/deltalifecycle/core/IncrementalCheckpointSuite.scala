@@ -49,8 +49,8 @@ class IncrementalCheckpointSuite extends AnyFunSuite with TablesWithTail {
   }
 
   /**
-   * The columns compared: delta-spark's full checkpoint's, without the V2 bookkeeping columns,
-   * and without the optional columns of `add` that the earlier checkpoint lacks (one that an older
+   * The columns compared: delta-spark's full checkpoint's, without the V2 bookkeeping columns, and
+   * without the optional columns of `add` that the earlier checkpoint lacks (one that an older
    * writer wrote without `stats_parsed` leaves it out of the incremental one too, as the protocol
    * allows).
    */
@@ -60,9 +60,11 @@ class IncrementalCheckpointSuite extends AnyFunSuite with TablesWithTail {
     StructType(kept.flatMap(n => full.find(_.name == n)).map {
       case f if f.name == "add" && earlierAdd.isDefined =>
         val names = earlierAdd.get.fieldNames.toSet
-        f.copy(dataType = StructType(f.dataType.asInstanceOf[StructType].filter(a =>
-          names(a.name)
-        )))
+        f.copy(dataType =
+          StructType(f.dataType.asInstanceOf[StructType].filter(a =>
+            names(a.name)
+          ))
+        )
       case f => f
     })
   }
@@ -80,8 +82,9 @@ class IncrementalCheckpointSuite extends AnyFunSuite with TablesWithTail {
     val listing = log.tailListing()
     val plan = IncrementalCheckpoint.plan(spark, log, listing, listing.latestVersion)
       .fold(
-        reason => fail(s"no incremental checkpoint: $reason; ${listing.checkpoints}, " +
-          s"${listing.latestVersion}"),
+        reason =>
+          fail(s"no incremental checkpoint: $reason; ${listing.checkpoints}, " +
+            s"${listing.latestVersion}"),
         identity
       )
     val written = IncrementalCheckpoint.write(spark, log, plan, () => ())

@@ -18,7 +18,8 @@ object CheckpointStatement extends StatementResult {
   val schema: StructType = LifecycleStatement.resultWithTable(
     "version BIGINT NOT NULL, baseVersion BIGINT, kind STRING NOT NULL, status STRING NOT NULL",
     "reason STRING, commits INT NOT NULL",
-    "reused ARRAY<STRING> NOT NULL, rewritten ARRAY<STRING> NOT NULL, written ARRAY<STRING> NOT NULL",
+    "reused ARRAY<STRING> NOT NULL, rewritten ARRAY<STRING> NOT NULL",
+    "written ARRAY<STRING> NOT NULL",
     "reusedBytes BIGINT NOT NULL, rewrittenBytes BIGINT NOT NULL, writtenBytes BIGINT NOT NULL"
   )
 }
