@@ -51,8 +51,7 @@ final case class CheckpointPlan(
     rewritten: Seq[CheckpointPiece],
     tailAdds: Int,
     tailRemoves: Int,
-    private[core] val tail: CheckpointTail,
-    private[core] val metadata: Metadata
+    private[core] val tail: CheckpointTail
 )
 
 /** A file of the earlier checkpoint, or some of its row groups, and their size in bytes. */
@@ -103,9 +102,6 @@ private[core] final case class TailFile(action: FileAction, line: String) {
 
 object IncrementalCheckpoint extends Logging {
 
-  /** The most JSON bytes of commits the driver reconciles: as [[FileState.DriverTailBytes]]. */
-  val DriverTailBytes: Long = FileState.DriverTailBytes
-
   /** See [[smallOnesToMerge]]. */
   val SmallPieceRows: Long = 12500
   val MaxSmallPieces: Int = 8
@@ -142,7 +138,7 @@ object IncrementalCheckpoint extends Logging {
     if (DeltaConfigs.TRANSACTION_ID_RETENTION_DURATION.fromMetaData(metadata).isDefined)
       return Left("the table expires set transactions (delta.setTransactionRetentionDuration)")
     val tailBytes = commits.map(_.status.getLen).sum
-    if (tailBytes > DriverTailBytes)
+    if (tailBytes > FileState.DriverTailBytes)
       return Left(s"the commits since checkpoint ${base.version} hold $tailBytes bytes")
     val retention = DeltaConfigs.getMilliSeconds(DeltaConfigs.TOMBSTONE_RETENTION
       .fromMetaData(metadata))
@@ -158,8 +154,7 @@ object IncrementalCheckpoint extends Logging {
       rewritten,
       tail.adds.size,
       tail.removes.size,
-      tail,
-      metadata
+      tail
     ))
   }
 
