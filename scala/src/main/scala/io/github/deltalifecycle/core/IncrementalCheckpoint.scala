@@ -274,10 +274,7 @@ object IncrementalCheckpoint extends Logging {
     }.toMap
     if (tail.files.isEmpty || pieces.isEmpty) byStatistics
     else {
-      val keys = new FileKeys(log.fs, log.tablePath)
-      val named = tail.files.keySet
-      val touched = FileStateJob.overriddenBy(named, keys, pathQuery(FileActionKind.Add)) ||
-        FileStateJob.overriddenBy(named, keys, pathQuery(FileActionKind.Remove))
+      val touched = namedByTail(log, tail)
       val starts =
         pieces.map(p => p.name -> p.blocks.map(_.getRowCount).scanLeft(0L)(_ + _).toArray)
           .toMap
@@ -303,7 +300,13 @@ object IncrementalCheckpoint extends Logging {
     }
   }
 
-  private def pathQuery(kind: FileActionKind) = FileQuery(kind, Nil, lit(true))
+  /** Whether a checkpoint row is an add or a remove of a file the tail names. */
+  private def namedByTail(log: TableLog, tail: CheckpointTail): Column = {
+    val keys = new FileKeys(log.fs, log.tablePath)
+    def of(kind: FileActionKind) =
+      FileStateJob.overriddenBy(tail.files.keySet, keys, FileQuery(kind, Nil, lit(true)))
+    of(FileActionKind.Add) || of(FileActionKind.Remove)
+  }
 
   /** The columns that identify a checkpoint row's file. */
   private val pathSchema: StructType = {
@@ -450,12 +453,9 @@ object IncrementalCheckpoint extends Logging {
       files: Seq[String],
       tail: CheckpointTail
   ): DataFrame = {
-    val keys = new FileKeys(log.fs, log.tablePath)
-    val named = tail.files.keySet
     val expired = col("remove.path").isNotNull &&
       coalesce(col("remove.deletionTimestamp"), lit(0L)) <= lit(tail.retainedAfter)
-    val dropped = FileStateJob.overriddenBy(named, keys, pathQuery(FileActionKind.Add)) ||
-      FileStateJob.overriddenBy(named, keys, pathQuery(FileActionKind.Remove)) || expired
+    val dropped = namedByTail(log, tail) || expired
     spark.read.options(FileState.readerOptions(log.hadoopConf)).schema(schema)
       .parquet(files: _*)
       .where(!dropped && tail.changes.keeps(schema))
